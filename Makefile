@@ -1,0 +1,65 @@
+# statx() study: kernels, guest runs, benchmarks, traces, report.
+# `make bench` is the main job; `make test` is what CI runs.  Every target
+# calls a script that can also be run by hand.
+
+SHELL := /bin/bash
+KCACHE ?= $(HOME)/.cache/statx-study
+export KCACHE
+VARIANT ?= patched
+MODE ?= cost
+CMD ?= uname -r
+TIMEOUT ?= 600
+APPEND ?=
+QUICK ?= 0
+TRACE ?= 1
+BASE ?= stock
+NEW ?= patched
+THRESHOLD ?= 0.5
+RUN ?= results/latest
+PY := /usr/bin/python3
+
+.PHONY: all deps kernel kernels vm-run bench report compare test check-patches \
+	test-unit test-guest lint clean help
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## make deps                 install the Debian packages the project needs
+deps:
+	@vm/deps.sh
+
+## make kernel VARIANT=v     build one kernel variant (stock, patched, ...)
+kernel: deps
+	@vm/kbuild.sh $(VARIANT)
+
+kernels: deps
+	@vm/kbuild.sh stock
+	@vm/kbuild.sh patched
+
+## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
+vm-run: kernel bench-bin
+	@vm/run.sh -v $(VARIANT) -m $(MODE) -t $(TIMEOUT) $(if $(APPEND),-a "$(APPEND)") -- '$(CMD)'
+
+bench-bin: deps
+	@$(MAKE) -s -C bench
+
+## make bench [QUICK=1] [TRACE=0]   stock and patched, every file system
+bench: kernels bench-bin
+	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) stock patched
+
+## make report [RUN=dir]      figures and report for a results directory
+report: deps
+	@$(PY) analysis/report.py $(RUN)
+
+## make compare BASE=a NEW=b [THRESHOLD=0.5]   regression gate
+compare: deps bench-bin
+	@vm/kbuild.sh $(BASE)
+	@vm/kbuild.sh $(NEW)
+	@bench/compare.sh -b $(BASE) -n $(NEW) -x $(THRESHOLD) -m $(MODE)
+
+## make test                  everything CI checks
+test: deps
+	@tests/run.sh
+
+clean:
+	rm -rf build results

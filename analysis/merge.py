@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Merge one benchmark run's guest outputs into its results.json.
+
+usage: merge.py RUNDIR [-o FILE]
+
+RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
+raw/<label>.json from the harness); the merged file follows the schema in
+bench/SCHEMA.md.
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results  # noqa: E402
+
+
+def read_env(path):
+    env = {}
+    for line in path.read_text().splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            env[key] = value
+    return env
+
+
+def merge(rundir):
+    rundir = pathlib.Path(rundir)
+    configs = []
+    for boot in sorted((rundir / "guest").iterdir()):
+        vm = read_env(boot / "vm.env")
+        diff = boot / "config-diff.txt"
+        for raw in sorted((boot / "raw").glob("*.json")):
+            r = json.loads(raw.read_text())
+            configs.append({
+                "boot": boot.name,
+                "variant": vm["variant"],
+                "kernel_append": vm.get("kernel_append", ""),
+                "label": r["label"],
+                "fs": r["fs"],
+                "mode": r["mode"],
+                "unit": r["unit"],
+                "vm": vm,
+                "config_diff": diff.read_text() if diff.exists() else "",
+                "env": r["env"],
+                "overhead": r["overhead"],
+                "cases": r["cases"],
+            })
+    if not configs:
+        sys.exit(f"merge.py: no results under {rundir}/guest")
+    modes = {c["mode"] for c in configs}
+    doc = {
+        "schema": statx_results.SCHEMA,
+        "run_id": rundir.name,
+        "mode": modes.pop() if len(modes) == 1 else "mixed",
+        "configs": configs,
+    }
+    statx_results.validate(doc)
+    return doc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("rundir")
+    ap.add_argument("-o", "--output", default=None)
+    a = ap.parse_args()
+    doc = merge(a.rundir)
+    out = a.output or str(pathlib.Path(a.rundir) / "results.json")
+    pathlib.Path(out).write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"merge: {len(doc['configs'])} configurations -> {out}")
+
+
+if __name__ == "__main__":
+    main()

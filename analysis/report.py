@@ -1,0 +1,374 @@
+#!/usr/bin/python3
+"""Figures and report sections from one results file.
+
+usage: report.py RESULTS [-o DIR]                 a run's own report:
+                                                  DIR/REPORT.md, DIR/*.png|svg
+       report.py SUMMARY --update REPORT.md [--figures DIR]
+                                                  rewrite REPORT.md's
+                                                  generated sections
+       report.py SUMMARY --check REPORT.md        exit 1 unless REPORT.md's
+                                                  generated sections are
+                                                  what SUMMARY gives
+
+RESULTS is a results.json (bench/SCHEMA.md) or its summary
+(analysis/summarize.py).  A generated section of REPORT.md sits between
+"<!-- generated:NAME -->" and "<!-- end:NAME -->"; the text around them is
+written by hand and holds no measured number.
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+FS_LABELS = ["ext4", "tmpfs", "nfs3", "nfs4", "nfs3.actimeo0", "nfs4.actimeo0"]
+MAIN_CASES = [
+    "stat", "lstat", "fstat", "fstatat.empty", "fstatat.null",
+    "statx.BASIC_STATS", "statx.ALL", "statx.TYPE", "statx.MODE",
+    "statx.SIZE", "statx.MTIME", "statx.INO", "statx.BTIME",
+    "statx.TYPE|INO", "statx.SIZE|MTIME", "statx.BASIC_STATS.FORCE_SYNC",
+    "statx.BASIC_STATS.DONT_SYNC", "statx.SIZE.DONT_SYNC", "statx.symlink",
+    "statx.symlink.NOFOLLOW", "statx.fd.empty", "statx.fd.null",
+    "statx.opath.empty", "glibc.stat", "glibc.lstat", "glibc.fstat",
+]
+SERIES_CASES = ["fstat", "fstatat.empty", "fstatat.null", "statx.fd.empty",
+                "statx.fd.null", "statx.opath.empty", "glibc.fstat", "stat",
+                "statx.BASIC_STATS", "statx.SIZE"]
+IOA0 = "init_on_alloc=0"
+
+
+class Report:
+    def __init__(self, doc):
+        self.doc = doc
+        self.mode = doc["mode"]
+        self.unit = doc["configs"][0]["unit"]
+        self.t = sr.table(doc)
+        self.boots = []
+        for c in doc["configs"]:
+            b = sr.boot_name(c)
+            if b not in self.boots:
+                self.boots.append(b)
+        self.labels = []
+        for c in doc["configs"]:
+            if c["label"] not in self.labels:
+                self.labels.append(c["label"])
+
+    def case(self, boot, label, name):
+        return self.t.get((boot, label, name))
+
+    def v(self, boot, label, name):
+        c = self.case(boot, label, name)
+        return None if c is None else c["median"]
+
+    def unit_text(self):
+        return ("instructions per call (cost mode: QEMU -icount shift=0, "
+                "1 guest ns = 1 instruction)" if self.mode == "cost"
+                else "ns per call, median (time mode)")
+
+
+def fmt(x, digits=0):
+    if x is None:
+        return "–"
+    return f"{x:,.{digits}f}"
+
+
+def pct(new, base):
+    if new is None or base is None or base == 0:
+        return "–"
+    return f"{(new - base) / base * 100:+.2f}%"
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# --- sections ----------------------------------------------------------------
+
+def sec_setup(r):
+    rows = []
+    for b in r.boots:
+        c = next(c for c in r.doc["configs"] if sr.boot_name(c) == b)
+        vm, env = c["vm"], c["env"]
+        rows.append([b, vm.get("release", ""), vm.get("config_hash", ""),
+                     vm.get("mode", ""), vm.get("accel", "") +
+                     (" **" + vm["accel_note"] + "**" if vm.get("accel_note") else ""),
+                     env.get("init_on_alloc", ""), env.get("glibc", "")])
+    out = [f"Run `{r.doc.get('run_id', '?')}`; figures are {r.unit_text()}.", "",
+           md_table(["boot", "kernel", "config hash", "mode", "accelerator",
+                     "init_on_alloc", "glibc"], rows), ""]
+    c0 = r.doc["configs"][0]
+    out += [f"QEMU: {c0['vm'].get('qemu', '?')}; host CPU: {c0['vm'].get('host_cpu', '?')}; "
+            f"guest CPU model: {c0['env'].get('cpu', '?')}.", ""]
+    mounts = []
+    for label in r.labels:
+        c = next(c for c in r.doc["configs"] if c["label"] == label)
+        if c["env"].get("mount"):
+            mounts.append([label, c["env"]["mount"], c["env"].get("actimeo", ""),
+                           c["env"].get("netem_us", ""), c["env"].get("files", "")])
+    if mounts:
+        out += [md_table(["configuration", "mount", "actimeo", "netem µs", "files"], mounts), ""]
+    diff = [line for line in c0.get("config_diff", "").splitlines() if line.strip()]
+    if diff:
+        out += ["Kernel options that differ from Debian's cloud-amd64 config "
+                "(`scripts/diffconfig`; every module turned off is counted, not listed):", "",
+                "```", *diff, "```"]
+    return "\n".join(out)
+
+
+def sec_calibration(r):
+    b = r.boots[0]
+    rows = [[n, fmt(r.v(b, "floor", n), 1)] for n in
+            ("calib.rep_stosb_4096", "calib.rep_stosq_512", "calib.loop_2000",
+             "getppid", "null")]
+    out = [md_table(["calibration case (user space)", r.unit.replace("instructions", "count")], rows), ""]
+    s_def, s_ioa = r.v("stock", "ext4", "stat"), r.v(f"stock [{IOA0}]", "ext4", "stat")
+    if r.mode == "cost" and s_def and s_ioa:
+        out += [f"On stock ext4, stat() by path costs {fmt(s_def)} with Debian's default "
+                f"and {fmt(s_ioa)} with `{IOA0}`: zeroing the 4 KiB name buffer is "
+                f"{fmt(s_def - s_ioa)} counted instructions, "
+                f"{(s_def - s_ioa) / s_def * 100:.1f}% of the call, where `rep stosb` over "
+                f"4096 bytes alone counts {fmt(r.v(b, 'floor', 'calib.rep_stosb_4096'))}."]
+    return "\n".join(out)
+
+
+def sec_fs(r):
+    out = []
+    boots = [b for b in r.boots if IOA0 not in b]
+    for label in [x for x in FS_LABELS if x in r.labels]:
+        rows = []
+        nfs = label.startswith("nfs")
+        for name in MAIN_CASES:
+            vals = [r.v(b, label, name) for b in boots]
+            if all(v is None for v in vals):
+                continue
+            row = [f"`{name}`"] + [fmt(v) + ("" if (r.case(b, label, name) or {}).get("ret", 0) >= 0
+                                             else f" ({r.case(b, label, name)['errno']})")
+                                   for v, b in zip(vals, boots)]
+            if nfs:
+                ops = (r.case(boots[-1], label, name) or {}).get("nfs_ops_per_call", {})
+                row.append(fmt(ops.get("GETATTR"), 2))
+            rows.append(row)
+        head = ["case"] + boots + (["GETATTR/call"] if nfs else [])
+        out += [f"**{label}**", "", md_table(head, rows), ""]
+    return "\n".join(out).rstrip()
+
+
+def sec_series(r):
+    out = []
+    for suffix in ("", f" [{IOA0}]"):
+        s, p = "stock" + suffix, "patched" + suffix
+        if s not in r.boots or p not in r.boots:
+            continue
+        rows = []
+        for name in SERIES_CASES:
+            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
+            ca = r.case(s, "ext4", name) or {}
+            note = f" ({ca['errno']})" if ca.get("ret", 0) < 0 else ""
+            rows.append([f"`{name}`", fmt(a) + note, fmt(b), pct(b, a)])
+        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "",
+                md_table(["case", s, p, "change"], rows), ""]
+        fst = r.v(p, "ext4", "fstat")
+        copy = None
+        if r.v(p, "ext4", "statx.BASIC_STATS") and r.v(p, "ext4", "stat"):
+            copy = r.v(p, "ext4", "statx.BASIC_STATS") - r.v(p, "ext4", "stat")
+        checks = []
+        for name in ("stat", "statx.BASIC_STATS"):
+            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
+            if a and b:
+                checks.append(f"events compiled in, disabled: `{name}` by path "
+                              f"{b - a:+,.0f} ({pct(b, a)}; target ≤ +0.5%)")
+        if fst and r.v(p, "ext4", "fstatat.empty"):
+            e = r.v(p, "ext4", "fstatat.empty")
+            checks.append(f"patched `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
+                          f"from raw `fstat` (target within 2%)")
+        if fst and copy is not None:
+            for name in ("statx.fd.null", "statx.fd.empty"):
+                x = r.v(p, "ext4", name)
+                if x:
+                    checks.append(f"patched `{name}` is {pct(x, fst + copy)} from raw `fstat` "
+                                  f"plus the copy-out difference {copy:,.0f} (target within 2%)")
+        out += ["- " + c for c in checks] + [""]
+    return "\n".join(out).rstrip()
+
+
+def sec_nfs(r):
+    boot = "patched" if "patched" in r.boots else r.boots[0]
+    labels = [x for x in r.labels if x.startswith("nfs")]
+    names = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.TYPE",
+             "statx.BASIC_STATS.FORCE_SYNC", "statx.BASIC_STATS.DONT_SYNC",
+             "statx.SIZE.DONT_SYNC", "fstat", "statx.fd.null"]
+    rows = []
+    for label in labels:
+        c = sr.config(r.doc, boot, label)
+        for name in names:
+            x = r.case(boot, label, name)
+            if x is None:
+                continue
+            ops = x.get("nfs_ops_per_call", {})
+            rows.append([label, c["env"].get("actimeo", ""), c["env"].get("netem_us", ""),
+                         f"`{name}`", fmt(x["median"]), fmt(ops.get("GETATTR"), 2),
+                         fmt(ops.get("LOOKUP"), 2), fmt(ops.get("ACCESS"), 2)])
+    return (f"Boot: {boot}.\n\n" +
+            md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
+                      "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
+
+
+SECTIONS = {
+    "setup": sec_setup,
+    "calibration": sec_calibration,
+    "filesystems": sec_fs,
+    "series": sec_series,
+    "nfs": sec_nfs,
+}
+
+
+# --- figures -------------------------------------------------------------------
+
+def figures(r, outdir, prefix=""):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    made = []
+    mode_note = ("cost mode: instructions (QEMU -icount)" if r.mode == "cost"
+                 else "time mode: ns, median")
+
+    def save(fig, name):
+        for ext in ("png", "svg"):
+            fig.savefig(outdir / f"{prefix}{name}.{ext}", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        made.append(f"{prefix}{name}.png")
+
+    boots = [b for b in r.boots if IOA0 not in b]
+    labels = [x for x in FS_LABELS if x in r.labels]
+    names = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
+             "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
+    fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels), 4.2), sharey=False,
+                             squeeze=False)
+    for ax, label in zip(axes[0], labels):
+        for i, b in enumerate(boots):
+            vals = [r.v(b, label, n) or 0 for n in names]
+            ax.barh([y + i * 0.4 for y in range(len(names))], vals, height=0.4, label=b)
+        ax.set_yticks([y + 0.2 for y in range(len(names))])
+        ax.set_yticklabels(names if label == labels[0] else [""] * len(names), fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel(r.unit + " per call", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"stat() against statx() masks, per file system ({mode_note})", fontsize=11)
+    save(fig, "filesystems")
+
+    pairs = [(s, s.replace("stock", "patched")) for s in r.boots if s.startswith("stock")]
+    pairs = [(s, p) for s, p in pairs if p in r.boots]
+    if pairs:
+        fig, axes = plt.subplots(1, len(pairs), figsize=(6 * len(pairs), 4), squeeze=False)
+        for ax, (s, p) in zip(axes[0], pairs):
+            for i, b in enumerate((s, p)):
+                vals = [r.v(b, "ext4", n) or 0 for n in SERIES_CASES]
+                ax.barh([y + i * 0.4 for y in range(len(SERIES_CASES))], vals, height=0.4, label=b)
+            ax.set_yticks([y + 0.2 for y in range(len(SERIES_CASES))])
+            ax.set_yticklabels(SERIES_CASES, fontsize=8)
+            ax.invert_yaxis()
+            ax.set_xlabel(r.unit + " per call", fontsize=8)
+            ax.legend(fontsize=8)
+            ax.set_title(s.replace("stock", "stock vs patched") or "default", fontsize=10)
+        fig.suptitle(f"The patch series on ext4 ({mode_note})", fontsize=11)
+        save(fig, "series")
+
+    nfs = [x for x in r.labels if x.startswith("nfs")]
+    if nfs:
+        boot = "patched" if "patched" in r.boots else r.boots[0]
+        nn = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.BASIC_STATS.FORCE_SYNC",
+              "statx.BASIC_STATS.DONT_SYNC"]
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(nn) / 2 + 2.5))
+        ys = range(len(nfs))
+        for i, n in enumerate(nn):
+            cost = [r.v(boot, lb, n) or 0 for lb in nfs]
+            ga = [((r.case(boot, lb, n) or {}).get("nfs_ops_per_call") or {}).get("GETATTR", 0)
+                  for lb in nfs]
+            w = 0.8 / len(nn)
+            a1.barh([y + i * w for y in ys], cost, height=w, label=n)
+            a2.barh([y + i * w for y in ys], ga, height=w, label=n)
+        for a in (a1, a2):
+            a.set_yticks([y + 0.4 for y in ys])
+            a.set_yticklabels(nfs, fontsize=8)
+            a.invert_yaxis()
+        a1.set_xscale("log")
+        a1.set_xlabel(r.unit + " per call (log)", fontsize=8)
+        a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
+        a2.legend(fontsize=7)
+        fig.suptitle(f"NFS over loopback, {boot} ({mode_note})", fontsize=11)
+        save(fig, "nfs")
+    return made
+
+
+# --- output --------------------------------------------------------------------
+
+def render_sections(r):
+    return {name: fn(r).rstrip() + "\n" for name, fn in SECTIONS.items()}
+
+
+def replace_sections(text, sections):
+    def sub(m):
+        name = m.group(1)
+        if name not in sections:
+            return m.group(0)
+        return f"<!-- generated:{name} -->\n{sections[name]}<!-- end:{name} -->"
+    return re.sub(r"<!-- generated:(\w+) -->\n.*?<!-- end:\1 -->", sub, text, flags=re.S)
+
+
+def standalone(r, figs):
+    s = render_sections(r)
+    parts = [f"# statx() study: run {r.doc.get('run_id', '')}", "",
+             "Generated by analysis/report.py from this run's results.json.", ""]
+    titles = {"setup": "Setup", "calibration": "Calibration", "filesystems":
+              "Per file system", "series": "The patch series", "nfs": "NFS"}
+    for name, body in s.items():
+        parts += [f"## {titles[name]}", "", body]
+    parts += ["## Figures", ""] + [f"![{f}]({f})" for f in figs]
+    return "\n".join(parts) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", help="directory for a run's own report")
+    ap.add_argument("--update", metavar="REPORT.md")
+    ap.add_argument("--check", metavar="REPORT.md")
+    ap.add_argument("--figures", metavar="DIR")
+    a = ap.parse_args()
+    r = Report(sr.load(a.results))
+    if a.check:
+        text = pathlib.Path(a.check).read_text()
+        want = replace_sections(text, render_sections(r))
+        if want != text:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(
+                text.splitlines(True), want.splitlines(True), a.check, "regenerated"))
+            sys.exit(f"{a.check} is not what {a.results} gives: run 'make report-reference'")
+        print(f"{a.check}: generated sections match {a.results}")
+        return
+    if a.update:
+        if a.figures:
+            figures(r, a.figures)
+        p = pathlib.Path(a.update)
+        p.write_text(replace_sections(p.read_text(), render_sections(r)))
+        print(f"updated {a.update}")
+        return
+    out = pathlib.Path(a.output or pathlib.Path(a.results).parent / "report")
+    figs = figures(r, out)
+    (out / "REPORT.md").write_text(standalone(r, figs))
+    print(f"report: {out / 'REPORT.md'} ({len(figs)} figures)")
+
+
+if __name__ == "__main__":
+    main()

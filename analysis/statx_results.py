@@ -1,0 +1,120 @@
+"""The one results schema (bench/SCHEMA.md): loading, checking, lookups,
+and the statistics every analysis script shares."""
+import json
+
+import numpy as np
+from scipy import stats
+
+SCHEMA = 1
+
+CONFIG_KEYS = ("variant", "kernel_append", "label", "fs", "mode", "unit",
+               "vm", "env", "overhead", "cases")
+CASE_KEYS = ("name", "call", "kind", "mask", "mask_name", "flags", "ret",
+             "errno", "iters", "median", "samples")
+
+
+class SchemaError(ValueError):
+    pass
+
+
+def validate(doc):
+    """Raise SchemaError unless doc is a results document of our schema."""
+    if doc.get("schema") != SCHEMA:
+        raise SchemaError(f"schema {doc.get('schema')!r}, expected {SCHEMA}")
+    if not isinstance(doc.get("configs"), list) or not doc["configs"]:
+        raise SchemaError("no configs")
+    for i, c in enumerate(doc["configs"]):
+        missing = [k for k in CONFIG_KEYS if k not in c]
+        if missing:
+            raise SchemaError(f"config {i}: missing {', '.join(missing)}")
+        if c["mode"] not in ("cost", "time"):
+            raise SchemaError(f"config {i}: mode {c['mode']!r}")
+        for case in c["cases"]:
+            missing = [k for k in CASE_KEYS if k not in case]
+            if missing:
+                raise SchemaError(f"config {i} case {case.get('name')}: "
+                                  f"missing {', '.join(missing)}")
+            if not case["samples"]:
+                raise SchemaError(f"config {i} case {case['name']}: no samples")
+    return doc
+
+
+def load(path):
+    with open(path) as f:
+        return validate(json.load(f))
+
+
+def boot_name(config):
+    """variant, plus the kernel command-line knobs it was booted with."""
+    a = config.get("kernel_append") or ""
+    return config["variant"] + (f" [{a}]" if a else "")
+
+
+def table(doc):
+    """{(boot, label, case name): case} over a whole document."""
+    out = {}
+    for c in doc["configs"]:
+        for case in c["cases"]:
+            out[(boot_name(c), c["label"], case["name"])] = case
+    return out
+
+
+def config(doc, variant, label, append=""):
+    for c in doc["configs"]:
+        if (c["variant"] == variant and c["label"] == label
+                and (c.get("kernel_append") or "") == append):
+            return c
+    return None
+
+
+def case(doc, variant, label, name, append=""):
+    c = config(doc, variant, label, append)
+    if c is None:
+        return None
+    for x in c["cases"]:
+        if x["name"] == name:
+            return x
+    return None
+
+
+def estimate(samples):
+    """Median of per-call samples."""
+    return float(np.median(np.asarray(samples, dtype=float)))
+
+
+def median_ci(samples, confidence=0.95, seed=1):
+    """Median and a bootstrap confidence interval for it (scipy)."""
+    x = np.asarray(samples, dtype=float)
+    if len(x) < 3 or np.all(x == x[0]):
+        m = float(np.median(x))
+        return m, m, m
+    res = stats.bootstrap((x,), np.median, confidence_level=confidence,
+                          n_resamples=2000, method="percentile",
+                          random_state=np.random.default_rng(seed))
+    return (float(np.median(x)), float(res.confidence_interval.low),
+            float(res.confidence_interval.high))
+
+
+def verdict(base, new, mode, threshold_pct=0.5, alpha=0.01):
+    """Compare two cases' samples.  Returns (delta_pct, verdict) where
+    verdict is "ok", "regressed" or "improved".
+
+    Cost mode counts are exact: the delta of medians is the answer and any
+    delta beyond the threshold counts.  Time mode asks a Mann-Whitney U test
+    whether the samples differ at all, and the medians' delta whether it
+    matters (beyond the threshold)."""
+    b, n = estimate(base["samples"]), estimate(new["samples"])
+    if b == 0:
+        delta = 0.0 if n == 0 else float("inf")
+    else:
+        delta = (n - b) / abs(b) * 100.0
+    if mode == "time":
+        p = stats.mannwhitneyu(base["samples"], new["samples"],
+                               alternative="two-sided").pvalue
+        if p >= alpha:
+            return delta, "ok"
+    if delta > threshold_pct:
+        return delta, "regressed"
+    if delta < -threshold_pct:
+        return delta, "improved"
+    return delta, "ok"

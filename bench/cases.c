@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cases.c - the benchmark's cases: one call each, no clocks.
+ *
+ * Raw system calls go through syscall(2), so that what is measured is the
+ * kernel's path and not glibc's choice of syscall; the glibc wrappers an
+ * application calls (stat, lstat, fstat) are cases of their own, of kind
+ * "wrapper".  glibc 2.36's fstat() is newfstatat(fd, "", AT_EMPTY_PATH).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static long body_null(struct bench_ctx *c)
+{
+	(void)c;
+	return 0;
+}
+
+static long body_getppid(struct bench_ctx *c)
+{
+	(void)c;
+	return syscall(SYS_getppid);
+}
+
+static long body_newfstatat(struct bench_ctx *c)
+{
+	return syscall(SYS_newfstatat, c->dfd, c->path, &c->st, c->flags);
+}
+
+static long body_fstat(struct bench_ctx *c)
+{
+	return syscall(SYS_fstat, c->fd, &c->st);
+}
+
+static long body_statx(struct bench_ctx *c)
+{
+	return syscall(SYS_statx, c->dfd, c->path, c->flags, c->mask, &c->stx);
+}
+
+static long body_glibc_stat(struct bench_ctx *c)
+{
+	return stat(c->path, &c->st);
+}
+
+static long body_glibc_lstat(struct bench_ctx *c)
+{
+	return lstat(c->path, &c->st);
+}
+
+static long body_glibc_fstat(struct bench_ctx *c)
+{
+	return fstat(c->fd, &c->st);
+}
+
+/*
+ * Calibration: how icount weighs string instructions.  Each REP iteration
+ * counts as one instruction in cost mode, where hardware moves a cache
+ * line in a few cycles.
+ */
+static char calib_buf[4096] __attribute__((aligned(64)));
+
+static long body_rep_stosb(struct bench_ctx *c)
+{
+	void *d = calib_buf;
+	unsigned long n = sizeof(calib_buf);
+
+	(void)c;
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+	return 0;
+}
+
+static long body_rep_stosq(struct bench_ctx *c)
+{
+	void *d = calib_buf;
+	unsigned long n = sizeof(calib_buf) / 8;
+
+	(void)c;
+	__asm__ volatile("rep stosq" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+	return 0;
+}
+
+/* 1000 iterations of a two-instruction loop: 2000 instructions. */
+static long body_plain_loop(struct bench_ctx *c)
+{
+	unsigned long n = 1000;
+
+	(void)c;
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
+	return 0;
+}
+
+#define BASIC STATX_BASIC_STATS
+#define SYNC_FORCE AT_STATX_FORCE_SYNC
+#define SYNC_DONT AT_STATX_DONT_SYNC
+
+/* name, call, kind, body, target, flags, mask, quick, needs_file */
+const struct bench_case bench_cases[] = {
+	{ "null", "none", "floor", body_null, T_NONE, 0, 0, 1, 0 },
+	{ "getppid", "getppid", "floor", body_getppid, T_NONE, 0, 0, 1, 0 },
+	{ "calib.rep_stosb_4096", "rep stosb x4096", "calibration",
+	  body_rep_stosb, T_NONE, 0, 0, 1, 0 },
+	{ "calib.rep_stosq_512", "rep stosq x512", "calibration",
+	  body_rep_stosq, T_NONE, 0, 0, 1, 0 },
+	{ "calib.loop_2000", "dec/jnz x1000", "calibration",
+	  body_plain_loop, T_NONE, 0, 0, 1, 0 },
+
+	{ "stat", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 1, 1 },
+	{ "lstat", "newfstatat(symlink, NOFOLLOW)", "raw", body_newfstatat,
+	  T_SYMLINK, AT_SYMLINK_NOFOLLOW, 0, 0, 1 },
+	{ "stat.symlink", "newfstatat(symlink)", "raw", body_newfstatat,
+	  T_SYMLINK, 0, 0, 0, 1 },
+	{ "fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 1 },
+	{ "fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", "raw",
+	  body_newfstatat, T_FD, AT_EMPTY_PATH, 0, 1, 1 },
+	{ "fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", "raw",
+	  body_newfstatat, T_FD_NULL, AT_EMPTY_PATH, 0, 0, 1 },
+
+	{ "statx.BASIC_STATS", "statx(path)", "raw", body_statx, T_PATH,
+	  0, BASIC, 1, 1 },
+	{ "statx.ALL", "statx(path)", "raw", body_statx, T_PATH,
+	  0, 0xfff, 0, 1 },
+	{ "statx.TYPE", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_TYPE, 1, 1 },
+	{ "statx.MODE", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_MODE, 0, 1 },
+	{ "statx.SIZE", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_SIZE, 1, 1 },
+	{ "statx.MTIME", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_MTIME, 0, 1 },
+	{ "statx.INO", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_INO, 0, 1 },
+	{ "statx.BTIME", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_BTIME, 0, 1 },
+	{ "statx.TYPE|INO", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_TYPE | STATX_INO, 0, 1 },
+	{ "statx.SIZE|MTIME", "statx(path)", "raw", body_statx, T_PATH,
+	  0, STATX_SIZE | STATX_MTIME, 0, 1 },
+	{ "statx.BASIC_STATS.FORCE_SYNC", "statx(path)", "raw", body_statx,
+	  T_PATH, SYNC_FORCE, BASIC, 1, 1 },
+	{ "statx.BASIC_STATS.DONT_SYNC", "statx(path)", "raw", body_statx,
+	  T_PATH, SYNC_DONT, BASIC, 1, 1 },
+	{ "statx.SIZE.DONT_SYNC", "statx(path)", "raw", body_statx,
+	  T_PATH, SYNC_DONT, STATX_SIZE, 0, 1 },
+	{ "statx.symlink", "statx(symlink)", "raw", body_statx, T_SYMLINK,
+	  0, BASIC, 0, 1 },
+	{ "statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw",
+	  body_statx, T_SYMLINK, AT_SYMLINK_NOFOLLOW, BASIC, 0, 1 },
+	{ "statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx,
+	  T_FD, AT_EMPTY_PATH, BASIC, 1, 1 },
+	{ "statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx,
+	  T_FD_NULL, AT_EMPTY_PATH, BASIC, 1, 1 },
+	{ "statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw",
+	  body_statx, T_OPATH, AT_EMPTY_PATH, BASIC, 0, 1 },
+
+	{ "glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH,
+	  0, 0, 1, 1 },
+	{ "glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK,
+	  0, 0, 0, 1 },
+	{ "glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD,
+	  0, 0, 1, 1 },
+};
+
+const unsigned int bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
+
+void statx_mask_name(unsigned int mask, char *buf, unsigned long len)
+{
+	static const struct { unsigned int bit; const char *name; } names[] = {
+		{ 0x7ff, "BASIC_STATS" }, { 0x1, "TYPE" }, { 0x2, "MODE" },
+		{ 0x4, "NLINK" }, { 0x8, "UID" }, { 0x10, "GID" },
+		{ 0x20, "ATIME" }, { 0x40, "MTIME" }, { 0x80, "CTIME" },
+		{ 0x100, "INO" }, { 0x200, "SIZE" }, { 0x400, "BLOCKS" },
+		{ 0x800, "BTIME" }, { 0x1000, "MNT_ID" }, { 0x2000, "DIOALIGN" },
+	};
+	unsigned int i, left = mask;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((left & names[i].bit) != names[i].bit)
+			continue;
+		left &= ~names[i].bit;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 used ? "|" : "", names[i].name);
+		if (used >= len)
+			return;
+	}
+	if (left && used < len)
+		snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "", left);
+}

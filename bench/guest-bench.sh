@@ -1,0 +1,73 @@
+#!/bin/bash
+# guest-bench.sh - runs inside the guest: set up each file system, run the
+# harness on it, leave one JSON file per configuration in OUTDIR.
+#
+# Usage (in the guest): bench/guest-bench.sh OUTDIR VARIANT MODE QUICK
+# Configurations: ext4 (virtio disk), tmpfs, NFS v3 and v4.2 served by the
+# guest's own knfsd over 127.0.0.1, with the attribute cache on and off
+# (actimeo=0) and, unless QUICK, netem delays of 200 us and 2 ms on lo.
+set -eu
+
+OUTDIR=$1 VARIANT=$2 MODE=$3 QUICK=${4:-0}
+REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
+BIN=$REPO/build/statx-bench
+# shellcheck source=../vm/guest-lib.sh
+. "$REPO/vm/guest-lib.sh"
+mkdir -p "$OUTDIR"
+
+# Facts every configuration records.
+INIT_ON_ALLOC=$(grep -o 'init_on_alloc=[01]' /proc/cmdline | cut -d= -f2 || true)
+if [ -z "$INIT_ON_ALLOC" ]; then
+	INIT_ON_ALLOC=$(zcat /proc/config.gz | grep -q '^CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y' && echo 1 || echo 0)
+	INIT_ON_ALLOC="$INIT_ON_ALLOC (config default)"
+fi
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+CMDLINE=$(cat /proc/cmdline)
+
+quick=()
+[ "$QUICK" = 1 ] && quick=(--quick)
+
+# run_fs LABEL FS DIR [NFSMOUNT] [ENV...]: one configuration.
+run_fs() {
+	local label=$1 fs=$2 dir=$3 nfsmnt=$4
+	shift 4
+	local extra=()
+	[ -n "$nfsmnt" ] && extra+=(--nfs-mount "$nfsmnt")
+	for e in "$@"; do extra+=(--env "$e"); done
+	mkdir -p "$dir"
+	echo "== $label: $fs on $dir ($(mount_options "$dir"))"
+	"$BIN" --dir "$dir" --fs "$fs" --variant "$VARIANT" --mode "$MODE" \
+		"${quick[@]}" --label "$label" --json "$OUTDIR/$label.json" \
+		--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC" \
+		--env "kernel_cmdline=$CMDLINE" --env "mount=$(fs_type "$dir") $(mount_options "$dir")" \
+		--env "cache_state=hot (files made by the harness, then warmed)" \
+		--env "files=1 file, 1 symlink, 3 directories deep" \
+		"${extra[@]}"
+}
+
+# The user-space calibration and the syscall floor need no file.
+"$BIN" --mode "$MODE" --variant "$VARIANT" --label floor --json "$OUTDIR/floor.json" \
+	--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC"
+
+run_fs ext4 ext4 /mnt/ext4/bench "" "netem_us=0"
+run_fs tmpfs tmpfs /mnt/tmpfs/bench "" "netem_us=0"
+
+start_nfsd
+for vers in 3 4.2; do
+	mnt=/mnt/nfs${vers%%.*}
+	tag=nfs${vers%%.*}
+	mount_nfs "$vers" "$mnt"
+	run_fs "$tag" nfs "$mnt/bench-$tag" "$mnt" "actimeo=default" "netem_us=0" "nfs_vers=$vers"
+	mount_nfs "$vers" "$mnt" actimeo=0
+	run_fs "$tag.actimeo0" nfs "$mnt/bench-$tag" "$mnt" "actimeo=0" "netem_us=0" "nfs_vers=$vers"
+	if [ "$QUICK" != 1 ]; then
+		for us in 200 2000; do
+			set_netem "$us"
+			run_fs "$tag.actimeo0.netem$us" nfs "$mnt/bench-$tag" "$mnt" \
+				"actimeo=0" "netem_us=$us" "nfs_vers=$vers"
+		done
+		set_netem 0
+	fi
+	umount "$mnt"
+done
+echo "guest-bench: done ($(ls "$OUTDIR" | wc -l) files in $OUTDIR)"

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness.c - run the cases of cases.c: pinning, warm-up, iteration
+ * sizing, repetition, clocks, loop-overhead subtraction, JSON output.
+ *
+ * Usage: statx-bench [options]
+ *   --dir DIR          file system root to make the files in (d1/d2/d3/file
+ *                      and a symlink beside it); without it only the cases
+ *                      that need no file run
+ *   --fs NAME          refuse unless DIR is on this file system
+ *                      (ext4, tmpfs, nfs)
+ *   --variant NAME     refuse unless uname -r ends with -NAME
+ *   --mode cost|time   cost: guest ns under QEMU -icount shift=0 are
+ *                      instructions; time: wall clock.  Refuses time mode
+ *                      under TCG unless --allow-tcg-time.
+ *   --quick            only the cases marked quick
+ *   --cases A,B,...    only these cases (a trailing * matches a prefix)
+ *   --samples N        samples per case (default 9 cost, 31 time)
+ *   --budget NS        clock ns per sample, sizes the iterations
+ *                      (default 400000)
+ *   --label TEXT       names this configuration in the output
+ *   --env KEY=VALUE    a fact about the setup, copied into the JSON
+ *   --nfs-mount MNT    count NFS operations (GETATTR, ...) per call on
+ *                      MNT from /proc/self/mountstats around each case
+ *   --json FILE        write the results as JSON (bench/SCHEMA.md)
+ *   --list             list the cases and exit
+ *
+ * Prints one line per case: "case i/N name ... value".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gnu/libc-version.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MAX_ENV 64
+
+struct options {
+	const char *dir, *fs, *variant, *mode, *cases, *json, *label, *nfs_mount;
+	int quick, allow_tcg_time, list;
+	unsigned int samples;
+	uint64_t budget;
+	const char *env[MAX_ENV];
+	unsigned int nenv;
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("statx-bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* The measured loop: nothing but the body, through a pointer. */
+static uint64_t __attribute__((noinline))
+run_batch(long (*body)(struct bench_ctx *), struct bench_ctx *c, uint64_t n)
+{
+	uint64_t t0 = now_ns(), i;
+
+	for (i = 0; i < n; i++)
+		body(c);
+	return now_ns() - t0;
+}
+
+static const char *const nfs_ops[] = {
+	"GETATTR", "LOOKUP", "ACCESS", "WRITE", "COMMIT",
+};
+#define NR_NFS_OPS (sizeof(nfs_ops) / sizeof(nfs_ops[0]))
+
+/* Operation counts of the NFS mount on @mnt, from /proc/self/mountstats. */
+static void read_nfs_ops(const char *mnt, uint64_t *ops)
+{
+	char line[1024], dev[256], on[256], word[64];
+	int in = 0;
+	unsigned int i;
+	unsigned long long n;
+	FILE *f = fopen("/proc/self/mountstats", "r");
+
+	memset(ops, 0, NR_NFS_OPS * sizeof(*ops));
+	if (!f)
+		die("cannot read /proc/self/mountstats: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2) {
+			in = !strcmp(on, mnt);
+			continue;
+		}
+		if (!in || sscanf(line, " %63[A-Z_]: %llu", word, &n) != 2)
+			continue;
+		for (i = 0; i < NR_NFS_OPS; i++)
+			if (!strcmp(word, nfs_ops[i]))
+				ops[i] = n;
+	}
+	fclose(f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, unsigned int n)
+{
+	double *s = malloc(n * sizeof(*s));
+	double m;
+
+	if (!s)
+		die("out of memory");
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+/* A word of the kernel command line (sxs.accel=tcg, init_on_alloc=0). */
+static const char *cmdline_arg(const char *key, char *buf, size_t len)
+{
+	char line[4096], *w, *save = NULL;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	for (w = strtok_r(line, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(w, key, klen) && w[klen] == '=') {
+			snprintf(buf, len, "%s", w + klen + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void check_setup(const struct options *o)
+{
+	static const struct { const char *name; long magic; } fss[] = {
+		{ "ext4", 0xEF53 }, { "tmpfs", 0x01021994 }, { "nfs", 0x6969 },
+	};
+	struct utsname u;
+	char accel[32];
+	size_t rl, vl;
+	unsigned int i;
+
+	if (o->fs) {
+		struct statfs sf;
+		long want = 0;
+
+		if (!o->dir)
+			die("--fs needs --dir");
+		for (i = 0; i < sizeof(fss) / sizeof(fss[0]); i++)
+			if (!strcmp(o->fs, fss[i].name))
+				want = fss[i].magic;
+		if (!want)
+			die("unknown --fs %s (ext4, tmpfs, nfs)", o->fs);
+		if (statfs(o->dir, &sf))
+			die("refusing: cannot statfs %s: %s", o->dir, strerror(errno));
+		if (sf.f_type != want)
+			die("refusing: %s is not on %s (f_type 0x%lx): is it mounted?",
+			    o->dir, o->fs, (long)sf.f_type);
+	}
+	if (o->variant) {
+		uname(&u);
+		rl = strlen(u.release);
+		vl = strlen(o->variant);
+		if (rl <= vl || strcmp(u.release + rl - vl, o->variant) ||
+		    u.release[rl - vl - 1] != '-')
+			die("refusing: kernel %s is not variant %s", u.release, o->variant);
+	}
+	if (!strcmp(o->mode, "time") && cmdline_arg("sxs.accel", accel, sizeof(accel)) &&
+	    !strcmp(accel, "tcg") && !o->allow_tcg_time)
+		die("refusing: time mode under TCG measures the emulator (pass --allow-tcg-time to record it, flagged)");
+	if (!strcmp(o->mode, "cost") &&
+	    (!cmdline_arg("sxs.mode", accel, sizeof(accel)) || strcmp(accel, "cost")))
+		die("refusing: cost mode needs a guest booted with -icount (sxs.mode=cost)");
+}
+
+static int selected(const struct options *o, const struct bench_case *bc)
+{
+	char list[4096], *w, *save = NULL;
+
+	if (bc->needs_file && !o->dir)
+		return 0;
+	if (o->quick && !bc->quick)
+		return 0;
+	if (!o->cases)
+		return 1;
+	snprintf(list, sizeof(list), "%s", o->cases);
+	for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (!fnmatch(w, bc->name, 0))
+			return 1;
+	return 0;
+}
+
+/* The files the cases look at, made once: d1/d2/d3/file and a symlink. */
+static void make_files(const char *dir)
+{
+	int fd;
+
+	if (chdir(dir))
+		die("cannot chdir to %s: %s", dir, strerror(errno));
+	if ((mkdir("d1", 0755) && errno != EEXIST) ||
+	    (mkdir("d1/d2", 0755) && errno != EEXIST) ||
+	    (mkdir("d1/d2/d3", 0755) && errno != EEXIST))
+		die("cannot make directories in %s: %s", dir, strerror(errno));
+	fd = open("d1/d2/d3/file", O_WRONLY | O_CREAT, 0644);
+	if (fd < 0 || write(fd, "statx\n", 6) != 6)
+		die("cannot make d1/d2/d3/file in %s: %s", dir, strerror(errno));
+	close(fd);
+	if (symlink("file", "d1/d2/d3/link") && errno != EEXIST)
+		die("cannot make d1/d2/d3/link: %s", strerror(errno));
+}
+
+static void prepare(const struct bench_case *bc, struct bench_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->dfd = AT_FDCWD;
+	c->flags = bc->flags;
+	c->mask = bc->mask;
+	c->fd = -1;
+	c->opath_fd = -1;
+	switch (bc->target) {
+	case T_NONE:
+		break;
+	case T_PATH:
+		c->path = "d1/d2/d3/file";
+		break;
+	case T_SYMLINK:
+		c->path = "d1/d2/d3/link";
+		break;
+	case T_FD:
+	case T_FD_NULL:
+		c->fd = open("d1/d2/d3/file", O_RDONLY);
+		if (c->fd < 0)
+			die("%s: open: %s", bc->name, strerror(errno));
+		c->dfd = c->fd;
+		c->path = bc->target == T_FD ? "" : NULL;
+		break;
+	case T_OPATH:
+		c->opath_fd = open("d1/d2/d3/file", O_PATH);
+		if (c->opath_fd < 0)
+			die("%s: open O_PATH: %s", bc->name, strerror(errno));
+		c->dfd = c->opath_fd;
+		c->path = "";
+		break;
+	}
+}
+
+static void cleanup(struct bench_ctx *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->opath_fd >= 0)
+		close(c->opath_fd);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_json(const struct options *o, const struct bench_result *r,
+		       unsigned int n, double ovh_fixed, double ovh_iter)
+{
+	FILE *f = fopen(o->json, "w");
+	struct utsname u;
+	char buf[256], mask[128];
+	unsigned int i, j;
+
+	if (!f)
+		die("cannot write %s: %s", o->json, strerror(errno));
+	uname(&u);
+	fprintf(f, "{\n  \"schema\": 1,\n  \"label\": ");
+	json_str(f, o->label ? o->label : o->fs ? o->fs : "nofile");
+	fprintf(f, ",\n  \"fs\": ");
+	json_str(f, o->fs ? o->fs : "");
+	fprintf(f, ",\n  \"mode\": ");
+	json_str(f, o->mode);
+	fprintf(f, ",\n  \"unit\": ");
+	json_str(f, !strcmp(o->mode, "cost") ? "instructions" : "ns");
+	fprintf(f, ",\n  \"env\": {\n    \"release\": ");
+	json_str(f, u.release);
+	fprintf(f, ",\n    \"glibc\": ");
+	json_str(f, gnu_get_libc_version());
+	fprintf(f, ",\n    \"dir\": ");
+	json_str(f, o->dir ? o->dir : "");
+	fprintf(f, ",\n    \"accel\": ");
+	json_str(f, cmdline_arg("sxs.accel", buf, sizeof(buf)) ? buf : "unknown");
+	for (i = 0; i < o->nenv; i++) {
+		const char *eq = strchr(o->env[i], '=');
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eq - o->env[i]), o->env[i]);
+		fprintf(f, ",\n    ");
+		json_str(f, buf);
+		fprintf(f, ": ");
+		json_str(f, eq + 1);
+	}
+	fprintf(f, "\n  },\n  \"overhead\": {\"fixed\": %.3f, \"per_iter\": %.3f},\n",
+		ovh_fixed, ovh_iter);
+	fprintf(f, "  \"cases\": [\n");
+	for (i = 0; i < n; i++) {
+		const struct bench_case *bc = r[i].bc;
+
+		statx_mask_name(bc->mask, mask, sizeof(mask));
+		fprintf(f, "    {\"name\": ");
+		json_str(f, bc->name);
+		fprintf(f, ", \"call\": ");
+		json_str(f, bc->call);
+		fprintf(f, ", \"kind\": ");
+		json_str(f, bc->kind);
+		fprintf(f, ", \"mask\": %u, \"mask_name\": ", bc->mask);
+		json_str(f, mask);
+		fprintf(f, ", \"flags\": %d, \"ret\": %ld, \"errno\": ", bc->flags, r[i].ret);
+		json_str(f, r[i].ret < 0 ? strerrorname_np(r[i].err) : "");
+		fprintf(f, ",\n     \"iters\": %llu, \"median\": %.3f, \"samples\": [",
+			(unsigned long long)r[i].iters, median(r[i].samples, r[i].nsamples));
+		for (j = 0; j < r[i].nsamples; j++)
+			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
+		fprintf(f, "]");
+		if (o->nfs_mount) {
+			fprintf(f, ",\n     \"nfs_ops_per_call\": {");
+			for (j = 0; j < NR_NFS_OPS; j++)
+				fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", nfs_ops[j],
+					r[i].nfs_ops[j]);
+			fprintf(f, "}");
+		}
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+	if (fclose(f))
+		die("cannot write %s", o->json);
+}
+
+static void report_line(const struct bench_result *r, unsigned int i,
+			unsigned int n)
+{
+	printf("case %u/%u %-30s %12.1f%s%s%s\n", i + 1, n, r->bc->name,
+	       median(r->samples, r->nsamples), r->ret < 0 ? " (fails: " : "",
+	       r->ret < 0 ? strerrorname_np(r->err) : "", r->ret < 0 ? ")" : "");
+	fflush(stdout);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: statx-bench [--dir DIR] [--fs NAME] [--variant NAME] [--mode cost|time]\n"
+		"  [--quick] [--cases A,B*] [--samples N] [--budget NS] [--label TEXT]\n"
+		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = "cost";
+	o->budget = 400000;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--quick")) { o->quick = 1; continue; }
+		if (!strcmp(a, "--list")) { o->list = 1; continue; }
+		if (!strcmp(a, "--allow-tcg-time")) { o->allow_tcg_time = 1; continue; }
+		if (!v)
+			usage();
+		i++;
+		if (!strcmp(a, "--dir"))
+			o->dir = v;
+		else if (!strcmp(a, "--fs"))
+			o->fs = v;
+		else if (!strcmp(a, "--variant"))
+			o->variant = v;
+		else if (!strcmp(a, "--mode"))
+			o->mode = v;
+		else if (!strcmp(a, "--cases"))
+			o->cases = v;
+		else if (!strcmp(a, "--json"))
+			o->json = v;
+		else if (!strcmp(a, "--nfs-mount"))
+			o->nfs_mount = v;
+		else if (!strcmp(a, "--label"))
+			o->label = v;
+		else if (!strcmp(a, "--samples"))
+			o->samples = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--budget"))
+			o->budget = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--env") && strchr(v, '=') && o->nenv < MAX_ENV)
+			o->env[o->nenv++] = v;
+		else
+			usage();
+	}
+	if (strcmp(o->mode, "cost") && strcmp(o->mode, "time"))
+		die("--mode is cost or time, not %s", o->mode);
+	if (!o->samples)
+		o->samples = !strcmp(o->mode, "cost") ? 9 : 31;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct bench_result *res;
+	struct bench_ctx *ctx;
+	const struct bench_case *nullc = NULL;
+	double *ovs, ovh_fixed, ovh_iter;
+	unsigned int i, s, n = 0;
+	cpu_set_t cpus;
+
+	parse(argc, argv, &o);
+	if (o.list) {
+		for (i = 0; i < bench_ncases; i++)
+			printf("%-32s %-10s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
+			       bench_cases[i].call, bench_cases[i].quick ? " (quick)" : "");
+		return 0;
+	}
+	check_setup(&o);
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("cannot pin to CPU 0: %s", strerror(errno));
+	if (o.dir)
+		make_files(o.dir);
+
+	res = calloc(bench_ncases, sizeof(*res));
+	ctx = calloc(bench_ncases, sizeof(*ctx));
+	ovs = calloc(o.samples, sizeof(*ovs));
+	if (!res || !ctx || !ovs)
+		die("out of memory");
+	for (i = 0; i < bench_ncases; i++) {
+		if (!strcmp(bench_cases[i].name, "null"))
+			nullc = &bench_cases[i];
+		if (selected(&o, &bench_cases[i]))
+			res[n++].bc = &bench_cases[i];
+	}
+
+	/*
+	 * The harness's own cost: two clock reads per batch (fixed) and one
+	 * trip round the loop with an empty body (per iteration).
+	 */
+	prepare(nullc, &ctx[0]);
+	run_batch(nullc->body, &ctx[0], 20000);
+	for (s = 0; s < o.samples; s++)
+		ovs[s] = run_batch(nullc->body, &ctx[0], 0);
+	ovh_fixed = median(ovs, o.samples);
+	for (s = 0; s < o.samples; s++)
+		ovs[s] = (run_batch(nullc->body, &ctx[0], 10000) - ovh_fixed) / 10000.0;
+	ovh_iter = median(ovs, o.samples);
+	printf("harness overhead: %.1f per batch (clock reads), %.2f per iteration (loop)%s\n",
+	       ovh_fixed, ovh_iter, !strcmp(o.mode, "cost") ? " [instructions]" : " [ns]");
+
+	for (i = 0; i < n; i++) {
+		const struct bench_case *bc = res[i].bc;
+		uint64_t pilot, t;
+
+		prepare(bc, &ctx[i]);
+		errno = 0;
+		res[i].ret = bc->body(&ctx[i]);
+		res[i].err = errno;
+		/* Warm up: under TCG a path's first pass pays for translation. */
+		run_batch(bc->body, &ctx[i], 64);
+		t = run_batch(bc->body, &ctx[i], 16);
+		pilot = t / 16 ? t / 16 : 1;
+		res[i].iters = o.budget / pilot ? o.budget / pilot : 1;
+		run_batch(bc->body, &ctx[i], res[i].iters);
+		res[i].nsamples = o.samples;
+		res[i].samples = calloc(o.samples, sizeof(double));
+		if (!res[i].samples)
+			die("out of memory");
+	}
+
+	/* Cost mode is exact, case by case; time mode interleaves cases. */
+	if (!strcmp(o.mode, "cost")) {
+		for (i = 0; i < n; i++) {
+			for (s = 0; s < o.samples; s++)
+				res[i].samples[s] = (run_batch(res[i].bc->body, &ctx[i], res[i].iters) -
+						     ovh_fixed) / res[i].iters - ovh_iter;
+			report_line(&res[i], i, n);
+		}
+	} else {
+		for (s = 0; s < o.samples; s++)
+			for (i = 0; i < n; i++)
+				res[i].samples[s] = (run_batch(res[i].bc->body, &ctx[i], res[i].iters) -
+						     ovh_fixed) / res[i].iters - ovh_iter;
+		for (i = 0; i < n; i++)
+			report_line(&res[i], i, n);
+	}
+	/* An untimed pass of each case counts the NFS operations it makes. */
+	if (o.nfs_mount) {
+		uint64_t before[NR_NFS_OPS], after[NR_NFS_OPS];
+		unsigned int k;
+
+		for (i = 0; i < n; i++) {
+			read_nfs_ops(o.nfs_mount, before);
+			run_batch(res[i].bc->body, &ctx[i], res[i].iters);
+			read_nfs_ops(o.nfs_mount, after);
+			for (k = 0; k < NR_NFS_OPS; k++)
+				res[i].nfs_ops[k] = (double)(after[k] - before[k]) / res[i].iters;
+		}
+	}
+	for (i = 0; i < n; i++)
+		cleanup(&ctx[i]);
+	if (o.json)
+		write_json(&o, res, n, ovh_fixed, ovh_iter);
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * harness.h - what a benchmark case is.
+ *
+ * A case is a name, a prepare, a body and a cleanup.  The body makes one
+ * call and touches no clock; the harness (harness.c) owns pinning,
+ * warm-up, iteration sizing, repetition, clocks and the loop overhead it
+ * subtracts.  Cases are rows of a table (cases.c), like will-it-scale's
+ * tests but declared as data.
+ */
+#ifndef STATX_BENCH_HARNESS_H
+#define STATX_BENCH_HARNESS_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* What a case's body works on, set up by its prepare. */
+struct bench_ctx {
+	int dfd;		/* directory or file descriptor the call uses */
+	const char *path;	/* name passed to the call (may be NULL) */
+	int flags;		/* AT_* flags */
+	unsigned int mask;	/* statx mask */
+	int fd;			/* descriptor of the file, for fstat */
+	int opath_fd;		/* O_PATH descriptor of the file */
+	struct stat st;
+	struct statx stx;
+};
+
+enum bench_target {
+	T_NONE,			/* no file: getppid, calibration */
+	T_PATH,			/* the file by relative path */
+	T_SYMLINK,		/* a symlink to the file, by path */
+	T_FD,			/* the file by an open descriptor */
+	T_OPATH,		/* the file by an O_PATH descriptor */
+	T_FD_NULL,		/* the descriptor, NULL name */
+};
+
+struct bench_case {
+	const char *name;	/* unique, as it appears in results */
+	const char *call;	/* the system call or wrapper it measures */
+	const char *kind;	/* raw, wrapper, floor or calibration */
+	long (*body)(struct bench_ctx *c);
+	enum bench_target target;
+	int flags;
+	unsigned int mask;
+	int quick;		/* part of QUICK=1 runs */
+	int needs_file;		/* skipped without --dir */
+};
+
+extern const struct bench_case bench_cases[];
+extern const unsigned int bench_ncases;
+
+/* One result line as the harness computed it. */
+struct bench_result {
+	const struct bench_case *bc;
+	long ret;		/* the body's return value when checked */
+	int err;		/* errno when ret < 0 */
+	uint64_t iters;		/* calls per sample */
+	unsigned int nsamples;
+	double *samples;	/* ns per call, loop overhead subtracted */
+	double nfs_ops[5];	/* NFS operations per call (--nfs-mount) */
+};
+
+/* The statx mask names as the series' tracepoints print them. */
+void statx_mask_name(unsigned int mask, char *buf, unsigned long len);
+
+#endif

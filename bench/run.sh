@@ -1,0 +1,61 @@
+#!/bin/bash
+# run.sh - the benchmark run: boot each variant, run every file-system
+# configuration in it, merge the results, write figures and a report.
+#
+# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-o RUNDIR] VARIANT...
+#   -q 1   QUICK: main masks only, no netem, Debian's default command line
+#   -t 0   skip traces and profiles (traces/guest-traces.sh)
+#   -m     cost (default) or time
+# Without -q 1 each variant also boots with init_on_alloc=0.
+# Results: results/<run-id>/ (results/latest points at the newest).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+QUICK=0 TRACE=1 MODE=cost RUNDIR=
+while getopts q:t:m:o: opt; do
+	case $opt in
+	q) QUICK=$OPTARG ;;
+	t) TRACE=$OPTARG ;;
+	m) MODE=$OPTARG ;;
+	o) RUNDIR=$OPTARG ;;
+	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- stock patched
+PY=/usr/bin/python3
+
+id=$(date -u +%Y%m%dT%H%M%SZ)-$MODE$([ "$QUICK" = 1 ] && echo -quick)
+RUNDIR=${RUNDIR:-$ROOT/results/$id}
+mkdir -p "$RUNDIR"
+RUNDIR=$(cd "$RUNDIR" && pwd)
+t0=$(date +%s)
+
+appends=("")
+[ "$QUICK" = 1 ] || appends+=("init_on_alloc=0")
+n=$(($# * ${#appends[@]}))
+i=0
+for v in "$@"; do
+	for a in "${appends[@]}"; do
+		i=$((i + 1))
+		tag=$v${a:+.ioa0}
+		echo "[bench] boot $i/$n: $v${a:+ with $a}"
+		"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" ${a:+-a "$a"} -t 3000 \
+			-o "$RUNDIR/guest/$tag" -- \
+			"bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK" |
+			sed -u 's/^/  /'
+		grep -h '^case \|^harness\|^==' "$RUNDIR/guest/$tag/output" >"$RUNDIR/guest/$tag/cases.txt" || true
+		if [ "$TRACE" = 1 ] && [ -z "$a" ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
+			echo "[bench] traces and profiles: $v"
+			"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 3000 -o "$RUNDIR/traces/$v" -- \
+				"traces/guest-traces.sh /mnt/io $v" | sed -u 's/^/  /'
+		fi
+	done
+done
+
+$PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
+ln -sfn "$(basename "$RUNDIR")" "$ROOT/results/latest" 2>/dev/null || true
+$PY "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
+echo "[bench] done in $(($(date +%s) - t0)) s"
+echo "[bench] results: $RUNDIR/results.json"
+echo "[bench] report:  $RUNDIR/report/REPORT.md (figures beside it)"

@@ -1,0 +1,131 @@
+import copy
+import json
+import subprocess
+
+import pytest
+
+import statx_results as sr
+import report
+import summarize
+from conftest import ROOT, make_case, make_config
+
+PY = "/usr/bin/python3"
+
+
+def test_validate_accepts_fixture(doc):
+    assert sr.validate(doc) is doc
+
+
+@pytest.mark.parametrize("breakage", ["schema", "no_configs", "mode", "case_key", "samples"])
+def test_validate_rejects_broken(doc, breakage):
+    bad = copy.deepcopy(doc)
+    if breakage == "schema":
+        bad["schema"] = 99
+    elif breakage == "no_configs":
+        bad["configs"] = []
+    elif breakage == "mode":
+        bad["configs"][0]["mode"] = "guess"
+    elif breakage == "case_key":
+        del bad["configs"][1]["cases"][0]["median"]
+    else:
+        bad["configs"][1]["cases"][0]["samples"] = []
+    with pytest.raises(sr.SchemaError):
+        sr.validate(bad)
+
+
+def test_table_and_lookup(doc):
+    t = sr.table(doc)
+    assert t[("stock [init_on_alloc=0]", "ext4", "stat")]["median"] == 3700.0
+    assert sr.case(doc, "patched", "ext4", "fstatat.empty")["median"] == 1160.0
+    assert sr.case(doc, "patched", "xfs", "stat") is None
+
+
+def test_median_ci_brackets_median():
+    m, lo, hi = sr.median_ci([10, 11, 9, 10, 12, 10, 9, 11, 10, 10])
+    assert lo <= m <= hi
+    assert m == 10
+    assert sr.median_ci([5, 5, 5]) == (5, 5, 5)
+
+
+def test_verdict_cost_mode_threshold():
+    base = make_case("stat", 1000.0)
+    assert sr.verdict(base, make_case("stat", 1004.0), "cost", 0.5)[1] == "ok"
+    d, v = sr.verdict(base, make_case("stat", 1006.0), "cost", 0.5)
+    assert v == "regressed" and d == pytest.approx(0.6)
+    assert sr.verdict(base, make_case("stat", 900.0), "cost", 0.5)[1] == "improved"
+
+
+def test_verdict_time_mode_needs_significance():
+    base = make_case("stat", 100.0, samples=[100, 101, 99, 100, 102, 98, 100, 101])
+    noisy = make_case("stat", 101.0, samples=[101, 99, 100, 102, 100, 98, 101, 100])
+    slow = make_case("stat", 110.0, samples=[110, 111, 109, 110, 112, 108, 110, 111])
+    assert sr.verdict(base, noisy, "time", 0.5)[1] == "ok"
+    assert sr.verdict(base, slow, "time", 0.5)[1] == "regressed"
+
+
+def test_summary_keeps_medians_drops_samples(doc):
+    doc["configs"][1]["cases"][0]["samples"] = [7669.0, 7670.0, 7668.0]
+    s = summarize.summarize(doc)
+    c = sr.case(s, "stock", "ext4", "stat")
+    assert c["samples"] == [c["median"]] and c["min"] == 7668.0 and c["max"] == 7670.0
+
+
+def test_series_section_states_targets(doc):
+    text = report.sec_series(report.Report(doc))
+    assert "fstatat.empty" in text and "(EFAULT)" in text
+    assert "target within 2%" in text
+    assert "+2 (+0.03%; target ≤ +0.5%)" in text
+
+
+def test_calibration_section_uses_both_boots(doc):
+    text = report.sec_calibration(report.Report(doc))
+    assert "4,135" in text and "3,969" in text
+
+
+def test_sections_replace_and_check(doc, tmp_path):
+    res = tmp_path / "summary.json"
+    res.write_text(json.dumps(doc))
+    md = tmp_path / "REPORT.md"
+    md.write_text("hand text\n<!-- generated:series -->\nold\n<!-- end:series -->\nmore\n")
+    subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "--update", str(md)], check=True)
+    text = md.read_text()
+    assert text.startswith("hand text\n") and text.endswith("more\n") and "old" not in text
+    ok = subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "--check", str(md)])
+    assert ok.returncode == 0
+    md.write_text(text.replace("fstatat.empty", "fstatat.EMPTY", 1))
+    bad = subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "--check", str(md)],
+                         capture_output=True)
+    assert bad.returncode != 0
+
+
+def test_standalone_report_and_figures(doc, tmp_path):
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(doc))
+    subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "-o", str(tmp_path / "out")],
+                   check=True)
+    out = tmp_path / "out"
+    assert (out / "REPORT.md").exists()
+    for name in ("filesystems", "series", "nfs"):
+        assert (out / f"{name}.png").stat().st_size > 1000
+        assert (out / f"{name}.svg").exists()
+
+
+def test_merge_reads_guest_outputs(tmp_path):
+    boot = tmp_path / "guest" / "stock"
+    (boot / "raw").mkdir(parents=True)
+    (boot / "vm.env").write_text("variant=stock\nkernel_append=\nmode=cost\n")
+    raw = make_config("stock", "ext4", [make_case("stat", 10.0)])
+    raw = {k: raw[k] for k in ("label", "fs", "mode", "unit", "env", "overhead", "cases")}
+    raw["schema"] = 1
+    (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
+    merged = sr.load(tmp_path / "results.json")
+    assert merged["configs"][0]["variant"] == "stock"
+    assert sr.case(merged, "stock", "ext4", "stat")["median"] == 10.0
+
+
+def test_scripts_have_help():
+    for s in ("report.py", "merge.py", "summarize.py"):
+        out = subprocess.run([PY, str(ROOT / "analysis" / s), "--help"], capture_output=True,
+                             text=True, check=True).stdout
+        assert "usage" in out.lower()

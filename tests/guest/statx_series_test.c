@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * statx_series_test.c - what patches/ changes, checked in the guest.
+ *
+ * fd-only statx (NULL name with AT_EMPTY_PATH), the "" fast path, and the
+ * stat:* tracepoints, on each file system (FIXTURE_VARIANT).  On the stock
+ * kernel the same tests expect what 6.1 does without the series: -EFAULT
+ * for a NULL name, and no stat:* events, so that the difference between
+ * the two runs is the series.
+ *
+ * Built against tools/testing/selftests/kselftest_harness.h from the
+ * kernel tree in the cache; runs as root in the guest, where the guest
+ * init has mounted /mnt/ext4 and /mnt/tmpfs and tests/guest/run.sh has
+ * mounted NFS v3 and v4.2 from the guest's own knfsd.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define NCALLS 23
+
+static long sys_statx(int dfd, const char *name, int flags, unsigned int mask,
+		      struct statx *buf)
+{
+	return syscall(SYS_statx, dfd, name, flags, mask, buf);
+}
+
+static long sys_newfstatat(int dfd, const char *name, struct stat *st,
+			   int flags)
+{
+	return syscall(SYS_newfstatat, dfd, name, st, flags);
+}
+
+/* The stock variant is 6.1 without the series. */
+static int is_stock(void)
+{
+	struct utsname u;
+	size_t n;
+
+	uname(&u);
+	n = strlen(u.release);
+	return n > 6 && !strcmp(u.release + n - 6, "-stock");
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+FIXTURE(fs) {
+	char dir[256];
+	char file[300];
+	int fd;
+};
+
+FIXTURE_VARIANT(fs) {
+	const char *mnt;
+	long magic;
+	const char *fstype;	/* as the tracepoint names it */
+};
+
+FIXTURE_VARIANT_ADD(fs, ext4) { "/mnt/ext4", 0xEF53, "ext4" };
+FIXTURE_VARIANT_ADD(fs, tmpfs) { "/mnt/tmpfs", 0x01021994, "tmpfs" };
+FIXTURE_VARIANT_ADD(fs, nfs3) { "/mnt/nfs3", 0x6969, "nfs" };
+FIXTURE_VARIANT_ADD(fs, nfs4) { "/mnt/nfs4", 0x6969, "nfs4" };
+
+FIXTURE_SETUP(fs)
+{
+	struct statfs sf;
+
+	if (statfs(variant->mnt, &sf) || sf.f_type != variant->magic)
+		SKIP(return, "%s is not mounted as %s", variant->mnt, variant->fstype);
+	snprintf(self->dir, sizeof(self->dir), "%s/series-test-%d", variant->mnt, getpid());
+	ASSERT_EQ(0, mkdir(self->dir, 0755));
+	snprintf(self->file, sizeof(self->file), "%s/file", self->dir);
+	self->fd = open(self->file, O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(6, write(self->fd, "statx\n", 6));
+}
+
+FIXTURE_TEARDOWN(fs)
+{
+	if (self->fd > 0)
+		close(self->fd);
+	unlink(self->file);
+	rmdir(self->dir);
+}
+
+static void expect_same_statx(struct __test_metadata *_metadata,
+			      const struct statx *a, const struct statx *b)
+{
+	EXPECT_EQ(a->stx_mask, b->stx_mask);
+	EXPECT_EQ(a->stx_blksize, b->stx_blksize);
+	EXPECT_EQ(a->stx_attributes, b->stx_attributes);
+	EXPECT_EQ(a->stx_nlink, b->stx_nlink);
+	EXPECT_EQ(a->stx_uid, b->stx_uid);
+	EXPECT_EQ(a->stx_gid, b->stx_gid);
+	EXPECT_EQ(a->stx_mode, b->stx_mode);
+	EXPECT_EQ(a->stx_ino, b->stx_ino);
+	EXPECT_EQ(a->stx_size, b->stx_size);
+	EXPECT_EQ(a->stx_blocks, b->stx_blocks);
+	EXPECT_EQ(a->stx_attributes_mask, b->stx_attributes_mask);
+	EXPECT_EQ(a->stx_atime.tv_sec, b->stx_atime.tv_sec);
+	EXPECT_EQ(a->stx_atime.tv_nsec, b->stx_atime.tv_nsec);
+	EXPECT_EQ(a->stx_btime.tv_sec, b->stx_btime.tv_sec);
+	EXPECT_EQ(a->stx_btime.tv_nsec, b->stx_btime.tv_nsec);
+	EXPECT_EQ(a->stx_ctime.tv_sec, b->stx_ctime.tv_sec);
+	EXPECT_EQ(a->stx_ctime.tv_nsec, b->stx_ctime.tv_nsec);
+	EXPECT_EQ(a->stx_mtime.tv_sec, b->stx_mtime.tv_sec);
+	EXPECT_EQ(a->stx_mtime.tv_nsec, b->stx_mtime.tv_nsec);
+	EXPECT_EQ(a->stx_rdev_major, b->stx_rdev_major);
+	EXPECT_EQ(a->stx_rdev_minor, b->stx_rdev_minor);
+	EXPECT_EQ(a->stx_dev_major, b->stx_dev_major);
+	EXPECT_EQ(a->stx_dev_minor, b->stx_dev_minor);
+	EXPECT_EQ(a->stx_mnt_id, b->stx_mnt_id);
+	EXPECT_EQ(0, memcmp(a, b, sizeof(*a)));
+}
+
+/* NULL + AT_EMPTY_PATH: dfd's own attributes (patched) or -EFAULT (stock). */
+static void check_null(struct __test_metadata *_metadata, int dfd,
+		       const char *by_path)
+{
+	struct statx want, got;
+	long ret;
+
+	memset(&want, 0, sizeof(want));
+	memset(&got, 0xa5, sizeof(got));
+	ASSERT_EQ(0, sys_statx(AT_FDCWD, by_path, AT_SYMLINK_NOFOLLOW,
+			       STATX_BASIC_STATS | STATX_BTIME, &want));
+	errno = 0;
+	ret = sys_statx(dfd, NULL, AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &got);
+	if (is_stock()) {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EFAULT, errno);
+		return;
+	}
+	ASSERT_EQ(0, ret) TH_LOG("statx(fd, NULL, AT_EMPTY_PATH): %s", strerror(errno));
+	expect_same_statx(_metadata, &want, &got);
+}
+
+TEST_F(fs, null_name_regular_fd)
+{
+	check_null(_metadata, self->fd, self->file);
+}
+
+TEST_F(fs, null_name_opath_fd)
+{
+	int fd = open(self->file, O_PATH);
+
+	ASSERT_LE(0, fd);
+	check_null(_metadata, fd, self->file);
+	close(fd);
+}
+
+TEST_F(fs, null_name_directory_fd)
+{
+	int fd = open(self->dir, O_RDONLY | O_DIRECTORY);
+
+	ASSERT_LE(0, fd);
+	check_null(_metadata, fd, self->dir);
+	close(fd);
+}
+
+TEST_F(fs, null_name_at_fdcwd_is_cwd)
+{
+	char old[512];
+
+	ASSERT_NE(NULL, getcwd(old, sizeof(old)));
+	ASSERT_EQ(0, chdir(self->dir));
+	check_null(_metadata, AT_FDCWD, self->dir);
+	ASSERT_EQ(0, chdir(old));
+}
+
+TEST_F(fs, null_name_bad_fd_is_ebadf)
+{
+	struct statx stx;
+
+	EXPECT_EQ(-1, sys_statx(9999, NULL, AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(is_stock() ? EFAULT : EBADF, errno);
+}
+
+TEST_F(fs, null_name_without_empty_path_is_efault)
+{
+	struct statx stx;
+
+	/* Rust's std probes statx this way and relies on -EFAULT. */
+	EXPECT_EQ(-1, sys_statx(self->fd, NULL, 0, STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, sys_statx(0, NULL, 0, 0xfff, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(fs, null_name_unknown_flags_is_einval)
+{
+	struct statx stx;
+
+	EXPECT_EQ(-1, sys_statx(self->fd, NULL, AT_EMPTY_PATH | 0x10000,
+				STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(is_stock() ? EFAULT : EINVAL, errno);
+	EXPECT_EQ(-1, sys_statx(self->fd, NULL, AT_EMPTY_PATH | AT_STATX_FORCE_SYNC |
+				AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(is_stock() ? EFAULT : EINVAL, errno);
+	EXPECT_EQ(-1, sys_statx(self->fd, "", AT_EMPTY_PATH | 0x10000,
+				STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(fs, same_result_by_path_empty_and_null)
+{
+	struct statx by_path, by_empty, by_null;
+	const unsigned int mask = STATX_BASIC_STATS | STATX_BTIME;
+
+	memset(&by_path, 0, sizeof(by_path));
+	memset(&by_empty, 0, sizeof(by_empty));
+	memset(&by_null, 0, sizeof(by_null));
+	ASSERT_EQ(0, sys_statx(AT_FDCWD, self->file, 0, mask, &by_path));
+	ASSERT_EQ(0, sys_statx(self->fd, "", AT_EMPTY_PATH, mask, &by_empty));
+	expect_same_statx(_metadata, &by_path, &by_empty);
+	if (is_stock())
+		SKIP(return, "stock 6.1 has no NULL name");
+	ASSERT_EQ(0, sys_statx(self->fd, NULL, AT_EMPTY_PATH, mask, &by_null));
+	expect_same_statx(_metadata, &by_path, &by_null);
+}
+
+TEST_F(fs, newfstatat_empty_and_null_match_fstat)
+{
+	struct stat want, empty, null;
+
+	memset(&want, 0, sizeof(want));
+	memset(&empty, 0, sizeof(empty));
+	memset(&null, 0, sizeof(null));
+	ASSERT_EQ(0, syscall(SYS_fstat, self->fd, &want));
+	ASSERT_EQ(0, sys_newfstatat(self->fd, "", &empty, AT_EMPTY_PATH));
+	EXPECT_EQ(0, memcmp(&want, &empty, sizeof(want)));
+	errno = 0;
+	if (is_stock()) {
+		EXPECT_EQ(-1, sys_newfstatat(self->fd, NULL, &null, AT_EMPTY_PATH));
+		EXPECT_EQ(EFAULT, errno);
+		return;
+	}
+	ASSERT_EQ(0, sys_newfstatat(self->fd, NULL, &null, AT_EMPTY_PATH));
+	EXPECT_EQ(0, memcmp(&want, &null, sizeof(want)));
+}
+
+TEST_F(fs, empty_name_bad_pointer_is_efault)
+{
+	struct statx stx;
+	struct stat st;
+
+	EXPECT_EQ(-1, sys_statx(self->fd, (const char *)8, AT_EMPTY_PATH,
+				STATX_BASIC_STATS, &stx));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, sys_newfstatat(self->fd, (const char *)8, &st, AT_EMPTY_PATH));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* --- stat:* events, read back through a tracefs instance ---------------- */
+
+struct trace {
+	char dir[128];
+};
+
+/*
+ * Enable stat:EVENT in a fresh instance, filtered to one file: its inode
+ * number and its device as the kernel encodes it (MAJOR << 20 | MINOR), so
+ * that nfsd's getattr of the exported ext4 file, same number, is left out.
+ */
+static int trace_start(struct trace *t, const char *const *events,
+		       const struct stat *st)
+{
+	char path[256], filter[128];
+	int i;
+
+	snprintf(t->dir, sizeof(t->dir), TRACEFS "/instances/sxs-%d", getpid());
+	if (mkdir(t->dir, 0700) && errno != EEXIST)
+		return -1;
+	snprintf(filter, sizeof(filter), "ino == %lu && dev == %lu",
+		 (unsigned long)st->st_ino,
+		 ((unsigned long)major(st->st_dev) << 20) | minor(st->st_dev));
+	for (i = 0; events[i]; i++) {
+		snprintf(path, sizeof(path), "%s/events/stat/%s/filter", t->dir, events[i]);
+		if (write_file(path, filter))
+			return -1;
+		snprintf(path, sizeof(path), "%s/events/stat/%s/enable", t->dir, events[i]);
+		if (write_file(path, "1"))
+			return -1;
+	}
+	return 0;
+}
+
+/* Stop tracing; return the instance's trace text (malloc'd). */
+static char *trace_stop(struct trace *t)
+{
+	char path[256], *buf;
+	size_t len = 0, cap = 1 << 16;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tracing_on", t->dir);
+	write_file(path, "0");
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	fd = open(path, O_RDONLY);
+	buf = malloc(cap);
+	if (fd < 0 || !buf)
+		return NULL;
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				return NULL;
+		}
+	}
+	buf[len] = '\0';
+	close(fd);
+	snprintf(path, sizeof(path), "%s/events/enable", t->dir);
+	write_file(path, "0");
+	rmdir(t->dir);
+	return buf;
+}
+
+/* Lines of @text that contain every one of @needles (NULL-terminated). */
+static int count_lines(const char *text, const char *const *needles)
+{
+	const char *line = text, *end;
+	int n = 0, i;
+	char buf[1024];
+
+	for (; line && *line; line = end ? end + 1 : NULL) {
+		size_t l;
+
+		end = strchr(line, '\n');
+		l = end ? (size_t)(end - line) : strlen(line);
+		if (l >= sizeof(buf) || line[0] == '#')
+			continue;
+		memcpy(buf, line, l);
+		buf[l] = '\0';
+		for (i = 0; needles[i]; i++)
+			if (!strstr(buf, needles[i]))
+				break;
+		if (!needles[i])
+			n++;
+	}
+	return n;
+}
+
+static int have_events(void)
+{
+	return access(TRACEFS "/events/stat/vfs_getattr_enter", F_OK) == 0;
+}
+
+TEST_F(fs, events_count_and_fields)
+{
+	static const char *const events[] = {
+		"vfs_getattr_enter", "vfs_getattr_exit", "cp_statx", NULL
+	};
+	char dev[64], ino[64], fstype[64], *text;
+	struct trace t;
+	struct stat st;
+	struct statx stx;
+	int i;
+
+	if (!have_events()) {
+		ASSERT_TRUE(is_stock()) TH_LOG("the patched kernel has no stat:* events");
+		SKIP(return, "stock 6.1 has no stat:* events");
+	}
+	ASSERT_EQ(0, stat(self->file, &st));
+	ASSERT_EQ(0, trace_start(&t, events, &st));
+	for (i = 0; i < NCALLS; i++)
+		ASSERT_EQ(0, sys_statx(AT_FDCWD, self->file, 0, STATX_SIZE | STATX_INO, &stx));
+	text = trace_stop(&t);
+	ASSERT_NE(NULL, text);
+
+	snprintf(dev, sizeof(dev), "dev=%u:%u ", major(st.st_dev), minor(st.st_dev));
+	snprintf(ino, sizeof(ino), "ino=0x%lx ", (unsigned long)st.st_ino);
+	snprintf(fstype, sizeof(fstype), "fstype=%s ", variant->fstype);
+	{
+		const char *enter[] = { "vfs_getattr_enter:", dev, ino, fstype,
+					"request=0x300 (INO|SIZE)", "sync=AS_STAT", NULL };
+		const char *exit_[] = { "vfs_getattr_exit:", dev, ino, fstype,
+					"request=0x300 (INO|SIZE)", "error=0 (OK)", NULL };
+		const char *cp[] = { "cp_statx:", dev, ino, "error=0 (OK)", NULL };
+		const char *any[] = { ": ", NULL };
+
+		EXPECT_EQ(NCALLS, count_lines(text, enter)) TH_LOG("trace:\n%.2000s", text);
+		EXPECT_EQ(NCALLS, count_lines(text, exit_));
+		EXPECT_EQ(NCALLS, count_lines(text, cp));
+		EXPECT_EQ(3 * NCALLS, count_lines(text, any));
+	}
+	free(text);
+}
+
+TEST_F(fs, events_sync_flags_and_fstat)
+{
+	static const char *const events[] = { "vfs_getattr_enter", NULL };
+	const char *force[] = { "vfs_getattr_enter:", "request=0x7ff (BASIC_STATS)",
+				"sync=FORCE_SYNC", NULL };
+	const char *dont[] = { "vfs_getattr_enter:", "request=0x1 (TYPE)",
+			       "sync=DONT_SYNC", NULL };
+	struct trace t;
+	struct statx stx;
+	struct stat st;
+	char *text;
+	int i;
+
+	if (!have_events())
+		SKIP(return, "no stat:* events in this kernel");
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	ASSERT_EQ(0, trace_start(&t, events, &st));
+	for (i = 0; i < NCALLS; i++) {
+		ASSERT_EQ(0, sys_statx(self->fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC,
+				       STATX_BASIC_STATS, &stx));
+		ASSERT_EQ(0, sys_statx(self->fd, NULL, AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+				       STATX_TYPE, &stx));
+	}
+	text = trace_stop(&t);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NCALLS, count_lines(text, force)) TH_LOG("trace:\n%.2000s", text);
+	EXPECT_EQ(NCALLS, count_lines(text, dont));
+	free(text);
+}
+
+TEST_F(fs, events_on_failing_calls)
+{
+	static const char *const events[] = {
+		"vfs_getattr_enter", "vfs_getattr_exit", "cp_statx", NULL
+	};
+	const char *efault[] = { "cp_statx:", "error=-14 (EFAULT)", NULL };
+	const char *getattr[] = { "vfs_getattr_", NULL };
+	char denied[400], inner[420];
+	struct trace t;
+	struct stat st;
+	struct statx stx;
+	pid_t pid;
+	int i, status;
+
+	if (!have_events())
+		SKIP(return, "no stat:* events in this kernel");
+
+	/* ENOENT: the lookup fails, getattr never runs: no events. */
+	ASSERT_EQ(0, stat(self->file, &st));
+	ASSERT_EQ(0, trace_start(&t, events, &st));
+	for (i = 0; i < NCALLS; i++) {
+		EXPECT_EQ(-1, sys_statx(AT_FDCWD, "/mnt/no/such/file", 0, STATX_SIZE, &stx));
+		EXPECT_EQ(ENOENT, errno);
+	}
+	/* EFAULT on copy-out: getattr ran, cp_statx reports the fault. */
+	for (i = 0; i < NCALLS; i++) {
+		EXPECT_EQ(-1, sys_statx(self->fd, "", AT_EMPTY_PATH, STATX_SIZE,
+					(struct statx *)8));
+		EXPECT_EQ(EFAULT, errno);
+	}
+	{
+		char *text = trace_stop(&t);
+
+		ASSERT_NE(NULL, text);
+		EXPECT_EQ(NCALLS, count_lines(text, efault)) TH_LOG("trace:\n%.2000s", text);
+		EXPECT_EQ(2 * NCALLS, count_lines(text, getattr));
+		free(text);
+	}
+
+	/* EACCES: an unprivileged caller is refused before any getattr. */
+	snprintf(denied, sizeof(denied), "%s/denied", self->dir);
+	snprintf(inner, sizeof(inner), "%s/denied/f", self->dir);
+	ASSERT_EQ(0, mkdir(denied, 0700));
+	i = open(inner, O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, i);
+	close(i);
+	ASSERT_EQ(0, stat(inner, &st));
+	ASSERT_EQ(0, trace_start(&t, events, &st));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int bad = 0;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		for (i = 0; i < NCALLS; i++)
+			if (sys_statx(AT_FDCWD, inner, 0, STATX_SIZE, &stx) != -1 ||
+			    errno != EACCES)
+				bad++;
+		_exit(bad ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the unprivileged statx was not EACCES");
+	{
+		char *text = trace_stop(&t);
+
+		ASSERT_NE(NULL, text);
+		EXPECT_EQ(0, count_lines(text, getattr)) TH_LOG("trace:\n%.2000s", text);
+		free(text);
+	}
+	unlink(inner);
+	rmdir(denied);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,103 @@
+#!/bin/bash
+# run.sh - everything `make test` (and so CI) checks, as named steps.
+#
+# Usage: tests/run.sh [STEP...]   (default: all steps, in order)
+# Steps: lint patches kernels boot series bench analysis
+# Prints one line per check and ends with "N passed, N failed".
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+export KCACHE=${KCACHE:-$HOME/.cache/statx-study}
+PY=/usr/bin/python3
+LOG=$ROOT/results/test
+mkdir -p "$LOG"
+passed=0 failed=0
+failures=()
+T0=$(date +%s)
+
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); failures+=("$*"); echo "not ok - $*"; }
+check() { # check NAME COMMAND...: one test, its output in results/test/
+	local name=$1 log
+	shift
+	log=$LOG/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
+	if "$@" >"$log" 2>&1; then
+		ok "$name"
+	else
+		not_ok "$name (log: ${log#"$ROOT"/})"
+		tail -n 15 "$log" | sed 's/^/#   /'
+	fi
+}
+step() { echo "# step $1 ($(($(date +%s) - T0)) s)"; }
+
+# vm NAME DIR VARIANT COMMAND: a guest command as a test; its run
+# directory is results/test/vm/DIR.
+vm() {
+	check "$1" vm/run.sh -q -v "$3" -o "$LOG/vm/$2" -- "$4"
+}
+
+lint() {
+	step lint
+	check "shellcheck: every shell script" \
+		shellcheck -x -P SCRIPTDIR vm/*.sh vm/guest-init bench/*.sh tests/*.sh tests/guest/*.sh traces/*.sh .ci/run
+	check "pyflakes: every Python file" $PY -m pyflakes analysis tests
+	check "C: bench builds with -Wall -Wextra -Werror" make -s -B -C bench
+}
+
+patches() {
+	step patches
+	check "patches: series applies in order to fresh linux-source-6.1, checkpatch --strict clean, each patch compiles" \
+		tests/check-patches.sh
+}
+
+kernels() {
+	step kernels
+	for v in stock patched; do
+		check "kernel $v builds" vm/kbuild.sh "$v"
+	done
+	check "kernel: make kernel with nothing to do rebuilds nothing" tests/kernel-noop.sh
+	check "tests/guest builds against the tree's kselftest_harness.h" \
+		make -s -B -C tests/guest KSELFTEST="$(tests/kselftest-dir.sh)"
+}
+
+boot() {
+	step boot
+	for v in stock patched; do
+		vm "boot $v: uname -r names the variant" "uname-$v" "$v" "uname -r | grep -- '-$v\$'"
+	done
+	check "boot: a failing guest command fails with its status" tests/boot-status.sh
+	check "boot: a hung guest is killed by the timeout, with a message" tests/boot-hang.sh
+	check "boot: a guest panic is an error, with the console's tail" tests/boot-panic.sh
+	check "boot: cost mode gives the same instruction counts in two boots" tests/boot-determinism.sh
+}
+
+series() {
+	step series
+	for v in stock patched; do
+		vm "series tests on $v (ext4, tmpfs, NFS v3, NFS v4.2)" "series-$v" "$v" tests/guest/run.sh
+	done
+	check "series: stock and patched differ only where the series intends" \
+		tests/series-diff.sh "$LOG/vm"
+}
+
+bench() {
+	step bench
+	check "bench: harness refuses a setup that would lie" tests/bench-refusal.sh
+	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
+}
+
+analysis() {
+	step analysis
+	check "analysis: pytest (schema, statistics, verdicts, figures, report)" \
+		$PY -m pytest -q -p no:cacheprovider tests/analysis
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series bench analysis)
+for s in "${steps[@]}"; do "$s"; done
+
+echo "# took $(($(date +%s) - T0)) s"
+for f in "${failures[@]}"; do echo "# FAILED: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

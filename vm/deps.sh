@@ -1,0 +1,39 @@
+#!/bin/bash
+# deps.sh - install, once, the Debian packages the project needs.
+# Quiet when everything is already there.
+set -eu
+
+PACKAGES=(
+	# the kernel and its configuration
+	linux-source-6.1 linux-config-6.1
+	# building it
+	build-essential flex bison bc libelf-dev libssl-dev openssl dwarves
+	cpio xz-utils rsync kmod
+	# the guest, its disks and its NFS server
+	qemu-system-x86 e2fsprogs nfs-kernel-server rpcbind iproute2
+	# tracing and peers, run inside the guest from the host's root
+	bpftrace bpfcc-tools linux-perf fio
+	# analysis and tests
+	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest
+	shellcheck python3-pyflakes
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	case $p in '#'*) continue ;; esac
+	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$s" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "[deps] installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/statx-deps.log 2>&1 ||
+	{ tail -20 /tmp/statx-deps.log >&2; echo "[deps] apt-get install failed" >&2; exit 1; }
+# nfs-kernel-server's postinst may start host services; the study never
+# uses the host's nfsd, so make sure it is not running here.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+	systemctl disable --now nfs-server rpcbind rpcbind.socket >/dev/null 2>&1 || true
+fi
+echo "[deps] done"

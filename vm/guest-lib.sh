@@ -1,0 +1,55 @@
+# guest-lib.sh - helpers for commands that run inside the guest.
+# Source it; it defines functions only.  Needs the guest init's mounts
+# (tmpfs on /var/lib/nfs and /run, ext4 on /mnt/ext4).
+# shellcheck shell=bash
+
+EXPORT=/mnt/ext4/export
+
+# knfsd over loopback, exporting $EXPORT (ext4) as the v4 pseudo-root.
+start_nfsd() {
+	[ -e /proc/fs/nfsd/threads ] && [ "$(cat /proc/fs/nfsd/threads)" != 0 ] && return 0
+	mkdir -p "$EXPORT" /var/lib/nfs/sm /var/lib/nfs/v4recovery /run/rpcbind
+	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+	mount -t nfsd nfsd /proc/fs/nfsd
+	rpcbind -w
+	exportfs -o rw,no_root_squash,no_subtree_check,fsid=0 "127.0.0.1:$EXPORT"
+	rpc.mountd
+	rpc.nfsd 4
+	# No grace period: nothing here has state to reclaim.
+	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+}
+
+# mount_nfs VERS MNT [OPTIONS]: mount the export over loopback.
+mount_nfs() {
+	local vers=$1 mnt=$2 opts=${3:-}
+	mkdir -p "$mnt"
+	umount "$mnt" 2>/dev/null || true
+	if [ "$vers" = 3 ]; then
+		mount -t nfs -o "vers=3,nolock${opts:+,$opts}" "127.0.0.1:$EXPORT" "$mnt"
+	else
+		mount -t nfs -o "vers=$vers${opts:+,$opts}" 127.0.0.1:/ "$mnt"
+	fi
+}
+
+# set_netem USEC: delay every packet on lo by USEC microseconds (0: none).
+set_netem() {
+	tc qdisc del dev lo root 2>/dev/null || true
+	[ "$1" = 0 ] || tc qdisc add dev lo root netem delay "${1}us"
+}
+
+# mount_options DIR: the options of the mount DIR is on.
+mount_options() {
+	findmnt -n -o OPTIONS --target "$1"
+}
+
+# fs_source DIR: file system type and source of the mount DIR is on.
+fs_type() {
+	findmnt -n -o FSTYPE --target "$1"
+}
+
+# nfs_ops MNT OP: operations count of OP (GETATTR, ...) for mount MNT.
+nfs_ops() {
+	awk -v m="$1" -v op="$2:" '
+		$1 == "device" { on = ($5 == m) }
+		on && $1 == op { print $2; exit }' /proc/self/mountstats
+}

@@ -1,0 +1,253 @@
+#!/bin/bash
+# kbuild.sh - build one kernel variant in a cache outside the repository.
+#
+# Usage: vm/kbuild.sh VARIANT          build (or find up to date) VARIANT
+#        vm/kbuild.sh --dir VARIANT    print where VARIANT's kernel lives
+#        vm/kbuild.sh --src VARIANT    print the unpatched source tree
+#        vm/kbuild.sh --tree VARIANT   print VARIANT's built tree
+#
+# A variant (vm/variants/VARIANT.conf) is a patch list and config fragments;
+# the source is Debian's /usr/src/linux-source-6.1.tar.xz, or KSRC=/path.
+#
+#   $KCACHE/src/<ver>/           the extracted tarball, never modified
+#   $KCACHE/trees/<src>-<var>/   a copy with the variant's patches, built
+#                                in tree (relative paths: a built tree can
+#                                seed another variant with the same config)
+#   $KCACHE/kernels/<src>-<var>/ bzImage, .config, config diff, build log
+#
+# Environment: KCACHE (default ~/.cache/statx-study), KSRC, JOBS.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KCACHE=${KCACHE:-$HOME/.cache/statx-study}
+JOBS=${JOBS:-$(nproc)}
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+DEBCONFIG=/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz
+# Bump when the way a tree is configured or built changes.
+RECIPE=3
+
+stage() { printf '[kernel %s] %s\n' "$VARIANT" "$*"; }
+die() { printf '[kernel %s] error: %s\n' "${VARIANT:-?}" "$*" >&2; exit 1; }
+
+mode=build
+case ${1:-} in
+--dir | --src | --tree)
+	mode=${1#--}
+	shift
+	;;
+esac
+VARIANT=${1:?usage: kbuild.sh [--dir] VARIANT}
+VCONF=$ROOT/vm/variants/$VARIANT.conf
+[ -f "$VCONF" ] || die "no variant '$VARIANT' (have: $(cd "$ROOT/vm/variants" && echo *.conf | sed 's/\.conf//g'))"
+SERIES='' EXTRA_PATCHES='' FRAGMENTS=base
+# shellcheck source=/dev/null
+. "$VCONF"
+
+if [ -n "${KSRC:-}" ]; then
+	KSRC=$(cd "$KSRC" && pwd) || die "KSRC=$KSRC is not a directory"
+	if [ ! -f "$KSRC/Makefile" ] || [ ! -d "$KSRC/fs" ]; then
+		die "KSRC=$KSRC is not a kernel tree"
+	fi
+	srcid=ksrc-$(printf '%s' "$KSRC" | sha256sum | cut -c1-12)
+else
+	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
+	srcid=debian-$(dpkg-query -W -f='${Version}' linux-source-6.1)
+fi
+TREE=$KCACHE/trees/$srcid-$VARIANT
+OUT=$KCACHE/kernels/$srcid-$VARIANT
+if [ -z "${KSRC:-}" ]; then
+	PRISTINE=$KCACHE/src/$srcid
+else
+	PRISTINE=$KSRC
+fi
+case $mode in
+dir) echo "$OUT"; exit 0 ;;
+tree) echo "$TREE"; exit 0 ;;
+src) echo "$PRISTINE"; exit 0 ;;
+esac
+
+# The patch list: the series file's entries, then the variant's extras.
+patch_list() {
+	if [ -n "$SERIES" ]; then
+		local dir
+		dir=$(dirname "$ROOT/$SERIES")
+		[ -f "$ROOT/$SERIES" ] || die "$SERIES missing"
+		sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/$SERIES" |
+			while read -r p; do
+				[ -n "$p" ] && echo "$dir/$p"
+			done
+	fi
+	for p in $EXTRA_PATCHES; do echo "$ROOT/$p"; done
+}
+mapfile -t PATCHES < <(patch_list)
+# What a patch changes, without its message: rewording a commit message
+# (to record new measurements, say) rebuilds nothing.
+patch_body() { sed -n '/^diff --git /,$p' "$1"; }
+for p in "${PATCHES[@]}"; do
+	[ -f "$p" ] || die "patch ${p#"$ROOT"/} (named by the series) is missing"
+done
+
+# Everything that decides the kernel, hashed: a match means nothing to do.
+inputs_hash() {
+	{
+		echo "recipe $RECIPE src $srcid variant $VARIANT"
+		if [ -n "${KSRC:-}" ]; then
+			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null && git status --porcelain 2>/dev/null) || true
+		fi
+		sha256sum "$DEBCONFIG"
+		for f in $FRAGMENTS; do sha256sum "$ROOT/vm/config/$f.config"; done
+		for p in "${PATCHES[@]}"; do patch_body "$p" | sha256sum; done
+	} | sha256sum | cut -c1-16
+}
+want=$(inputs_hash)
+if [ -f "$OUT/bzImage" ] && [ "$(cat "$OUT/inputs" 2>/dev/null)" = "$want" ]; then
+	stage "up to date: $OUT/bzImage ($(cat "$OUT/release"))"
+	exit 0
+fi
+
+mkdir -p "$KCACHE/trees" "$KCACHE/kernels" "$KCACHE/src"
+exec 9>"$KCACHE/build.lock"
+if ! flock -n 9; then
+	stage "waiting for another kernel build to finish"
+	flock 9
+fi
+t0=$(date +%s)
+
+# --- stage: source ---------------------------------------------------------
+if [ -z "${KSRC:-}" ]; then
+	if [ ! -d "$PRISTINE" ]; then
+		stage "extracting $TARBALL"
+		rm -rf "$PRISTINE.tmp"
+		mkdir -p "$PRISTINE.tmp"
+		tar -C "$PRISTINE.tmp" -xf "$TARBALL"
+		mv "$PRISTINE.tmp/linux-source-6.1" "$PRISTINE"
+		rmdir "$PRISTINE.tmp"
+	fi
+fi
+
+cfg_of() { # the hash of a built tree's config, LOCALVERSION aside
+	grep -v '^CONFIG_LOCALVERSION=' "$1/.config" | sha256sum | cut -c1-16
+}
+
+if [ ! -d "$TREE" ]; then
+	seed=
+	for t in "$KCACHE/trees/$srcid"-*; do
+		[ -f "$t/vmlinux" ] && [ -f "$t/.statx-fragments" ] &&
+			[ "$(cat "$t/.statx-fragments")" = "$FRAGMENTS" ] && seed=$t && break
+	done
+	rm -rf "$TREE.tmp"
+	if [ -n "$seed" ]; then
+		stage "seeding from built tree $(basename "$seed") (only what differs is rebuilt)"
+		cp -a --reflink=auto "$seed" "$TREE.tmp"
+	elif [ -z "${KSRC:-}" ]; then
+		stage "copying source"
+		cp -a --reflink=auto "$PRISTINE" "$TREE.tmp"
+		mkdir -p "$TREE.tmp/.statx-applied"
+	else
+		stage "copying KSRC=$KSRC"
+		rsync -a --exclude=.git "$PRISTINE/" "$TREE.tmp/"
+		mkdir -p "$TREE.tmp/.statx-applied"
+	fi
+	mv "$TREE.tmp" "$TREE"
+fi
+cd "$TREE"
+mkdir -p .statx-applied
+
+# --- stage: patches --------------------------------------------------------
+# .statx-applied/NNNN.patch are copies of what is applied, in order, so a
+# tree can be taken back to its source even after the series was edited.
+mapfile -t APPLIED < <(find .statx-applied -name '*.patch' | sort)
+keep=0
+while [ $keep -lt ${#APPLIED[@]} ] && [ $keep -lt ${#PATCHES[@]} ] &&
+	cmp -s <(patch_body "${APPLIED[$keep]}") <(patch_body "${PATCHES[$keep]}"); do
+	keep=$((keep + 1))
+done
+if [ -n "${KSRC:-}" ]; then
+	keep=0 # resync with the maintainer's tree under our patches
+fi
+for ((i = ${#APPLIED[@]} - 1; i >= keep; i--)); do
+	stage "reverting $(sed -n 's/^Subject: //p' "${APPLIED[$i]}" | head -1)"
+	patch -p1 -R -s --batch <"${APPLIED[$i]}" >/dev/null ||
+		die "cannot revert ${APPLIED[$i]} in $TREE: remove that tree"
+	rm -f "${APPLIED[$i]}"
+done
+if [ -n "${KSRC:-}" ]; then
+	stage "syncing from KSRC (changed files only)"
+	rsync -rl --checksum --exclude=.git --exclude='.statx-*' "$PRISTINE/" ./
+fi
+for ((i = keep; i < ${#PATCHES[@]}; i++)); do
+	p=${PATCHES[$i]}
+	stage "applying ${p#"$ROOT"/}"
+	if ! patch -p1 --dry-run -s --batch <"$p" >"$KCACHE/patch.log" 2>&1; then
+		cat "$KCACHE/patch.log" >&2
+		die "patch ${p#"$ROOT"/} does not apply (patch $((i + 1)) of ${#PATCHES[@]})"
+	fi
+	patch -p1 -s --batch <"$p" >/dev/null
+	cp "$p" "$(printf '.statx-applied/%04d.patch' "$i")"
+done
+
+# --- stage: config ---------------------------------------------------------
+stage "configuring: Debian cloud-amd64, modules dropped, + $FRAGMENTS"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+xzcat "$DEBCONFIG" >"$work/debian.config"
+sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$work/debian.config" >"$work/nomod.config"
+frags=()
+for f in $FRAGMENTS; do frags+=("$ROOT/vm/config/$f.config"); done
+printf 'CONFIG_LOCALVERSION="-%s"\n' "$VARIANT" >"$work/localversion.config"
+(cd "$work" && KCONFIG_CONFIG=merged "$TREE/scripts/kconfig/merge_config.sh" -m \
+	nomod.config "${frags[@]}" localversion.config >merge.log 2>&1) ||
+	{ cat "$work/merge.log" >&2; die "merge_config.sh failed"; }
+if ! cmp -s "$work/merged" .statx-config-input; then
+	cp "$work/merged" .config
+	make -s olddefconfig >"$work/olddefconfig.log" 2>&1 ||
+		{ cat "$work/olddefconfig.log" >&2; die "olddefconfig failed"; }
+	cp "$work/merged" .statx-config-input
+fi
+# Every line of the fragments must have survived Kconfig's dependencies.
+bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | while read -r l; do
+	case $l in
+	'# '*) o=${l#\# }; o=${o%% *}
+		grep -q "^$o=" .config && echo "  $l (got $(grep "^$o=" .config))" ;;
+	*) grep -qxF "$l" .config || echo "  $l (got $(grep "^${l%%=*}=" .config || echo unset))" ;;
+	esac
+done)
+[ -z "$bad" ] || die "config fragment lines Kconfig did not keep:
+$bad"
+echo "$FRAGMENTS" >.statx-fragments
+
+# --- stage: build ----------------------------------------------------------
+stage "building bzImage with $JOBS jobs (log: $OUT.build.log)"
+tb=$(date +%s)
+export KBUILD_BUILD_USER=statx KBUILD_BUILD_HOST=study
+export KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)"
+if ! make -j"$JOBS" bzImage >"$OUT.build.log" 2>&1; then
+	tail -n 40 "$OUT.build.log" >&2
+	die "build failed; full log: $OUT.build.log"
+fi
+tend=$(date +%s)
+
+# --- stage: install --------------------------------------------------------
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cp arch/x86/boot/bzImage "$OUT/bzImage"
+cp .config "$OUT/config"
+mv "$OUT.build.log" "$OUT/build.log"
+make -s kernelrelease >"$OUT/release"
+cfg_of . >"$OUT/config-hash"
+# What differs from Debian's config, modules turned off aside.
+"$TREE/scripts/diffconfig" "$work/debian.config" .config |
+	awk '/^-.* m$/ || / m -> n$/ {n++; next} {print} END {print "# modules dropped: " n+0}' \
+		>"$OUT/config-diff.txt"
+{
+	echo "variant=$VARIANT"
+	echo "source=$srcid"
+	echo "fragments=$FRAGMENTS"
+	printf 'patches='
+	for p in "${PATCHES[@]}"; do printf '%s ' "$(basename "$p")"; done
+	echo
+	echo "build_seconds=$((tend - tb))"
+	echo "total_seconds=$((tend - t0))"
+} >"$OUT/info"
+echo "$want" >"$OUT/inputs"
+stage "built $(cat "$OUT/release") in $((tend - t0)) s: $OUT/bzImage"

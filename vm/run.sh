@@ -1,0 +1,171 @@
+#!/bin/bash
+# run.sh - boot a kernel variant in QEMU, run one command in it, return its
+# exit status.
+#
+# Usage: vm/run.sh [options] -- COMMAND
+#   -v VARIANT     kernel variant (default: patched)
+#   -m MODE        cost: TCG, -icount shift=0,sleep=off, one vCPU: guest
+#                  time is an exact instruction count (default);
+#                  time: wall clock, KVM if a probe boot passes, else TCG
+#                  (flagged in vm.env as accel_note)
+#   -a ARGS        extra kernel command-line arguments (e.g. init_on_alloc=0)
+#   -t SECONDS     kill the guest after this long (default 600)
+#   -o DIR         run directory: console.log, output, status, vm.env and
+#                  whatever the command writes to $IO (default: a new
+#                  directory under results/vm-run/)
+#   -q             do not stream the console while the guest runs
+#
+# In the guest the repository is $REPO (/mnt/repo), the run directory is
+# $IO (/mnt/io), an ext4 disk is mounted on /mnt/ext4 and a tmpfs on
+# /mnt/tmpfs.  Exit status: the command's, or 125 for a guest that hung,
+# panicked or never reported.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KCACHE=${KCACHE:-$HOME/.cache/statx-study}
+VARIANT=patched MODE=cost APPEND= TIMEOUT=600 RUN= QUIET=0
+while getopts v:m:a:t:o:q opt; do
+	case $opt in
+	v) VARIANT=$OPTARG ;;
+	m) MODE=$OPTARG ;;
+	a) APPEND=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	o) RUN=$OPTARG ;;
+	q) QUIET=1 ;;
+	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = -- ] && shift
+[ $# -gt 0 ] || { echo "run.sh: no command given" >&2; exit 2; }
+CMD="$*"
+
+say() { printf '[vm] %s\n' "$*"; }
+fail() { printf '[vm] error: %s\n' "$*" >&2; exit 125; }
+
+KDIR=$("$ROOT/vm/kbuild.sh" --dir "$VARIANT")
+[ -f "$KDIR/bzImage" ] || fail "no kernel for '$VARIANT': run 'make kernel VARIANT=$VARIANT'"
+case $MODE in cost | time) ;; *) fail "MODE must be cost or time, not '$MODE'" ;; esac
+
+if [ -z "$RUN" ]; then
+	RUN=$ROOT/results/vm-run/$(date +%Y%m%dT%H%M%S)-$VARIANT-$$
+fi
+mkdir -p "$RUN"
+RUN=$(cd "$RUN" && pwd)
+rm -f "$RUN/status" "$RUN/.rc" "$RUN/output" "$RUN/console.log"
+printf '%s\n' "$CMD" >"$RUN/cmd"
+
+# --- accelerator --------------------------------------------------------
+# /dev/kvm proves nothing here: a guest under KVM may crawl and die with an
+# emulation failure.  A short probe boot decides, once per host boot.
+kvm_works() {
+	[ -w /dev/kvm ] || { echo "no writable /dev/kvm"; return 1; }
+	local stamp
+	stamp=$KCACHE/kvm-probe.$(cat /proc/sys/kernel/random/boot_id)
+	if [ ! -f "$stamp" ]; then
+		local p
+		p=$(mktemp -d "$KCACHE/kvm-probe.XXXXXX")
+		if timeout -k 5 60 qemu-system-x86_64 -accel kvm -cpu host -m 1G \
+			-smp 1 -nodefaults -no-user-config -display none -no-reboot \
+			-serial "file:$p/console" -kernel "$KDIR/bzImage" \
+			-append "console=ttyS0 panic=-1 init=/bin/true" \
+			-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
+			-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+			</dev/null >"$p/qemu.log" 2>&1 &&
+			grep -q 'Attempted to kill init' "$p/console"; then
+			echo "ok" >"$stamp"
+		else
+			echo "probe boot under KVM did not reach init within 60 s$(
+				grep -o 'KVM internal error.*' "$p/qemu.log" | head -1 | sed 's/^/: /')" >"$stamp"
+		fi
+		rm -rf "$p"
+	fi
+	[ "$(cat "$stamp")" = ok ] || { cat "$stamp"; return 1; }
+}
+
+ACCEL_NOTE=
+if [ "$MODE" = cost ]; then
+	ACCEL=tcg
+	QACCEL=(-accel tcg -cpu max -smp 1 -icount shift=0,sleep=off)
+	say "accelerator: TCG with -icount shift=0,sleep=off, 1 vCPU (cost mode: 1 guest ns = 1 instruction)"
+elif why=$(kvm_works); then
+	ACCEL=kvm
+	QACCEL=(-accel kvm -cpu host -smp 1)
+	say "accelerator: KVM (probe boot passed), 1 vCPU, wall-clock time"
+else
+	ACCEL=tcg
+	ACCEL_NOTE="TIME MODE UNDER TCG: figures are emulator speed, not hardware ($why)"
+	QACCEL=(-accel tcg -cpu max -smp 1)
+	say "accelerator: TCG, because KVM is unusable: $why"
+	say "WARNING: $ACCEL_NOTE"
+fi
+
+# --- disk and command line ---------------------------------------------
+mkdir -p "$KCACHE/disks"
+DISK=$KCACHE/disks/ext4-$$.img
+rm -f "$DISK"
+truncate -s 2G "$DISK"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DISK"
+trap 'rm -f "$DISK"' EXIT
+
+KAPPEND="console=ttyS0 quiet loglevel=3 panic=-1 oops=panic"
+KAPPEND+=" root=/dev/root rootfstype=9p ro"
+KAPPEND+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
+KAPPEND+=" init=$ROOT/vm/guest-init sxs.repo=$ROOT sxs.disk=1"
+KAPPEND+=" sxs.mode=$MODE sxs.accel=$ACCEL sxs.variant=$VARIANT"
+[ -n "$APPEND" ] && KAPPEND+=" $APPEND"
+
+QEMU_VERSION=$(qemu-system-x86_64 --version | head -1)
+{
+	echo "variant=$VARIANT"
+	echo "release=$(cat "$KDIR/release")"
+	echo "config_hash=$(cat "$KDIR/config-hash")"
+	echo "mode=$MODE"
+	echo "accel=$ACCEL"
+	echo "accel_note=$ACCEL_NOTE"
+	echo "qemu=$QEMU_VERSION"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "kernel_append=$APPEND"
+	echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$RUN/vm.env"
+cp "$KDIR/config-diff.txt" "$RUN/config-diff.txt"
+say "kernel: $(cat "$KDIR/release") ($KDIR/bzImage), 4 GiB, run dir $RUN"
+
+# --- boot ---------------------------------------------------------------
+t0=$(date +%s)
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${QACCEL[@]}" -m 4G \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-serial "file:$RUN/console.log" \
+	-kernel "$KDIR/bzImage" -append "$KAPPEND" \
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev "local,id=io,path=$RUN,security_model=none" \
+	-device virtio-9p-pci,fsdev=io,mount_tag=sxsio \
+	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe" \
+	</dev/null >"$RUN/qemu.log" 2>&1 &
+qpid=$!
+if [ $QUIET = 0 ]; then
+	# Stream the command's part of the console while the guest runs.
+	touch "$RUN/console.log"
+	tail -n +1 -f --pid=$qpid "$RUN/console.log" 2>/dev/null |
+		sed -n '/^\[guest\] running:/,$p' &
+fi
+qrc=0
+wait $qpid || qrc=$?
+sleep 0.3
+secs=$(($(date +%s) - t0))
+
+tail_console() { echo "--- last lines of $RUN/console.log:"; tail -n 30 "$RUN/console.log"; }
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	tail_console >&2
+	fail "guest killed after the ${TIMEOUT}s timeout (hung?); console: $RUN/console.log"
+fi
+if grep -qE 'Kernel panic|BUG: |Oops:|general protection fault' "$RUN/console.log"; then
+	tail_console >&2
+	fail "guest kernel crashed (see above); console: $RUN/console.log"
+fi
+[ $qrc = 0 ] || { cat "$RUN/qemu.log" >&2; fail "QEMU exited with status $qrc"; }
+[ -f "$RUN/status" ] || { tail_console >&2; fail "guest ended without reporting a status"; }
+rc=$(cat "$RUN/status")
+say "guest command exit status $rc after ${secs}s (run dir $RUN)"
+exit "$rc"
