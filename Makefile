@@ -16,6 +16,8 @@ BASE ?= stock
 NEW ?= patched
 THRESHOLD ?= 0.5
 RUN ?= results/latest
+CQUICK ?= 1
+LABELS ?= ext4,tmpfs
 PY := /usr/bin/python3
 
 .PHONY: all deps kernel kernels vm-run bench report compare test check-patches \
@@ -51,11 +53,12 @@ bench: kernels bench-bin
 report: deps
 	@$(PY) analysis/report.py $(RUN)
 
-## make compare BASE=a NEW=b [THRESHOLD=0.5]   regression gate
+## make compare BASE=a NEW=b [THRESHOLD=0.5] [CQUICK=0] [LABELS=ext4,tmpfs,nfs3]
+##                            regression gate: exits 1 when NEW regresses
 compare: deps bench-bin
 	@vm/kbuild.sh $(BASE)
 	@vm/kbuild.sh $(NEW)
-	@bench/compare.sh -b $(BASE) -n $(NEW) -x $(THRESHOLD) -m $(MODE)
+	@bench/compare.sh -b $(BASE) -n $(NEW) -x $(THRESHOLD) -m $(MODE) -q $(CQUICK) -l $(LABELS)
 
 ## make test                  everything CI checks
 test: deps

@@ -2,7 +2,7 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint patches kernels boot series bench analysis
+# Steps: lint patches kernels boot series traces bench analysis
 # Prints one line per check and ends with "N passed, N failed".
 set -eu
 
@@ -81,6 +81,12 @@ series() {
 		tests/series-diff.sh "$LOG/vm"
 }
 
+traces() {
+	step traces
+	vm "traces: every bpftrace script counts N events for N calls" traces-patched patched \
+		tests/guest/traces-test.sh
+}
+
 bench() {
 	step bench
 	check "bench: harness refuses a setup that would lie" tests/bench-refusal.sh
@@ -94,7 +100,7 @@ analysis() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series bench analysis)
+[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series traces bench analysis)
 for s in "${steps[@]}"; do "$s"; done
 
 echo "# took $(($(date +%s) - T0)) s"

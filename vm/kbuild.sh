@@ -9,11 +9,14 @@
 # A variant (vm/variants/VARIANT.conf) is a patch list and config fragments;
 # the source is Debian's /usr/src/linux-source-6.1.tar.xz, or KSRC=/path.
 #
-#   $KCACHE/src/<ver>/           the extracted tarball, never modified
-#   $KCACHE/trees/<src>-<var>/   a copy with the variant's patches, built
-#                                in tree (relative paths: a built tree can
-#                                seed another variant with the same config)
-#   $KCACHE/kernels/<src>-<var>/ bzImage, .config, config diff, build log
+#   $KCACHE/src/<ver>/              the extracted tarball, never modified
+#   $KCACHE/trees/<src>-<frags>/    one build tree per source and config
+#                                   fragments, shared by the variants: a
+#                                   variant's patches are applied in place
+#                                   (the last ones reverted first), so the
+#                                   second variant rebuilds only what its
+#                                   patches touch
+#   $KCACHE/kernels/<src>-<var>/    bzImage, .config, config diff, build log
 #
 # Environment: KCACHE (default ~/.cache/statx-study), KSRC, JOBS.
 set -eu
@@ -53,7 +56,7 @@ else
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
 	srcid=debian-$(dpkg-query -W -f='${Version}' linux-source-6.1)
 fi
-TREE=$KCACHE/trees/$srcid-$VARIANT
+TREE=$KCACHE/trees/$srcid-$(echo "$FRAGMENTS" | tr ' ' '+')
 OUT=$KCACHE/kernels/$srcid-$VARIANT
 if [ -z "${KSRC:-}" ]; then
 	PRISTINE=$KCACHE/src/$srcid
@@ -125,29 +128,16 @@ if [ -z "${KSRC:-}" ]; then
 	fi
 fi
 
-cfg_of() { # the hash of a built tree's config, LOCALVERSION aside
-	grep -v '^CONFIG_LOCALVERSION=' "$1/.config" | sha256sum | cut -c1-16
-}
-
 if [ ! -d "$TREE" ]; then
-	seed=
-	for t in "$KCACHE/trees/$srcid"-*; do
-		[ -f "$t/vmlinux" ] && [ -f "$t/.statx-fragments" ] &&
-			[ "$(cat "$t/.statx-fragments")" = "$FRAGMENTS" ] && seed=$t && break
-	done
 	rm -rf "$TREE.tmp"
-	if [ -n "$seed" ]; then
-		stage "seeding from built tree $(basename "$seed") (only what differs is rebuilt)"
-		cp -a --reflink=auto "$seed" "$TREE.tmp"
-	elif [ -z "${KSRC:-}" ]; then
+	if [ -z "${KSRC:-}" ]; then
 		stage "copying source"
 		cp -a --reflink=auto "$PRISTINE" "$TREE.tmp"
-		mkdir -p "$TREE.tmp/.statx-applied"
 	else
 		stage "copying KSRC=$KSRC"
 		rsync -a --exclude=.git "$PRISTINE/" "$TREE.tmp/"
-		mkdir -p "$TREE.tmp/.statx-applied"
 	fi
+	mkdir -p "$TREE.tmp/.statx-applied"
 	mv "$TREE.tmp" "$TREE"
 fi
 cd "$TREE"
@@ -214,13 +204,13 @@ bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | while re
 done)
 [ -z "$bad" ] || die "config fragment lines Kconfig did not keep:
 $bad"
-echo "$FRAGMENTS" >.statx-fragments
 
 # --- stage: build ----------------------------------------------------------
 stage "building bzImage with $JOBS jobs (log: $OUT.build.log)"
 tb=$(date +%s)
 export KBUILD_BUILD_USER=statx KBUILD_BUILD_HOST=study
-export KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)"
+KBUILD_BUILD_TIMESTAMP=$(date -u -d @0)
+export KBUILD_BUILD_TIMESTAMP
 if ! make -j"$JOBS" bzImage >"$OUT.build.log" 2>&1; then
 	tail -n 40 "$OUT.build.log" >&2
 	die "build failed; full log: $OUT.build.log"
@@ -234,7 +224,7 @@ cp arch/x86/boot/bzImage "$OUT/bzImage"
 cp .config "$OUT/config"
 mv "$OUT.build.log" "$OUT/build.log"
 make -s kernelrelease >"$OUT/release"
-cfg_of . >"$OUT/config-hash"
+grep -v '^CONFIG_LOCALVERSION=' .config | sha256sum | cut -c1-16 >"$OUT/config-hash"
 # What differs from Debian's config, modules turned off aside.
 "$TREE/scripts/diffconfig" "$work/debian.config" .config |
 	awk '/^-.* m$/ || / m -> n$/ {n++; next} {print} END {print "# modules dropped: " n+0}' \

@@ -149,10 +149,11 @@ if [ $QUIET = 0 ]; then
 	touch "$RUN/console.log"
 	tail -n +1 -f --pid=$qpid "$RUN/console.log" 2>/dev/null |
 		sed -n '/^\[guest\] running:/,$p' &
+	tpid=$!
 fi
 qrc=0
 wait $qpid || qrc=$?
-sleep 0.3
+[ $QUIET = 1 ] || wait "$tpid" 2>/dev/null || true
 secs=$(($(date +%s) - t0))
 
 tail_console() { echo "--- last lines of $RUN/console.log:"; tail -n 30 "$RUN/console.log"; }

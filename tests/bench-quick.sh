@@ -1,0 +1,59 @@
+#!/bin/bash
+# bench-quick.sh - `make bench QUICK=1` end to end (stock and patched, every
+# file system), then checks on what it wrote: the schema, every
+# configuration present, the harness's own overhead subtracted exactly,
+# NFS operations counted, and the series' effect where it is exact.
+# Usage: tests/bench-quick.sh RUNDIR
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNDIR=$1
+rm -rf "$RUNDIR"
+"$ROOT/bench/run.sh" -q 1 -t 0 -o "$RUNDIR" stock patched
+# In the guest, time mode under TCG is refused unless flagged.
+rc=0
+out=$("$ROOT/vm/run.sh" -q -v patched -o "$RUNDIR/refuse-time" -- \
+	'build/statx-bench --mode time --cases null') || rc=$?
+grep -q 'refusing: time mode under TCG' "$RUNDIR/refuse-time/output" ||
+	{ echo "time mode under TCG was not refused (status $rc): $out"; exit 1; }
+echo "refused in the guest: time mode under TCG"
+/usr/bin/python3 - "$RUNDIR/results.json" <<'PY'
+import sys
+sys.path.insert(0, "analysis")
+import statx_results as sr
+doc = sr.load(sys.argv[1])
+bad = []
+want = {"floor", "ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4", "nfs4.actimeo0"}
+for v in ("stock", "patched"):
+    have = {c["label"] for c in doc["configs"] if c["variant"] == v}
+    if want - have:
+        bad.append(f"{v}: missing {sorted(want - have)}")
+for c in doc["configs"]:
+    cases = {x["name"]: x for x in c["cases"]}
+    # The empty body through the same loop costs nothing once the
+    # harness's overhead is subtracted: exact in cost mode.
+    if "null" in cases and abs(cases["null"]["median"]) > 1:
+        bad.append(f"{c['variant']} {c['label']}: null case {cases['null']['median']}")
+    if c["label"].startswith("nfs"):
+        for x in c["cases"]:
+            if "nfs_ops_per_call" not in x:
+                bad.append(f"{c['label']} {x['name']}: no NFS op counts")
+    for x in c["cases"]:
+        expect_fail = c["variant"] == "stock" and x["name"] in ("statx.fd.null", "fstatat.null")
+        if (x["ret"] < 0) != expect_fail:
+            bad.append(f"{c['variant']} {c['label']} {x['name']}: ret {x['ret']} {x['errno']}")
+ga = sr.case(doc, "patched", "nfs3.actimeo0", "stat")["nfs_ops_per_call"]["GETATTR"]
+print(f"NFS v3 actimeo=0: {ga:.2f} GETATTR per stat()")
+if ga <= 0:
+    bad.append("NFS v3 with actimeo=0 made no GETATTR for stat()")
+for name in ("fstatat.empty", "statx.fd.empty"):
+    s = sr.case(doc, "stock", "ext4", name)["median"]
+    p = sr.case(doc, "patched", "ext4", name)["median"]
+    print(f"ext4 {name}: stock {s:.0f}, patched {p:.0f}")
+    if not p < s:
+        bad.append(f"patched {name} is not below stock")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+test -s "$RUNDIR/report/REPORT.md"
+test -s "$RUNDIR/report/filesystems.png"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# traces-test.sh - runs inside the guest (patched kernel): each traces/
+# script, run against a known workload (tests/guest/stat_n.c: N calls),
+# must count exactly N.
+set -eu
+REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
+N=23
+D=/mnt/ext4/traces-test
+mkdir -p "$D"
+echo data >"$D/file"
+OUT=${IO:-/tmp}/traces-test
+mkdir -p "$OUT"
+fails=0
+
+# trace NAME SCRIPT [ARGS]: start SCRIPT, wait for its banner; the caller
+# runs the workload and then calls untrace.
+trace() {
+	local name=$1 script=$2
+	shift 2
+	bpftrace "$REPO/traces/$script" "$@" >"$OUT/$name.out" 2>&1 &
+	BT=$!
+	for _ in $(seq 600); do
+		grep -q 'Hit Ctrl-C' "$OUT/$name.out" && return 0
+		kill -0 $BT 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "FAIL: $script did not start:"
+	cat "$OUT/$name.out"
+	fails=$((fails + 1))
+	return 1
+}
+untrace() {
+	kill -INT "$BT"
+	wait "$BT" || true
+}
+expect() { # expect NAME LINE: the script's output has LINE
+	if grep -qxF "$2" "$OUT/$1.out"; then
+		echo "ok: $1: $2"
+	else
+		echo "FAIL: $1: no line '$2' in:"
+		cat "$OUT/$1.out"
+		fails=$((fails + 1))
+	fi
+}
+S="$REPO/build/stat_n"
+
+if trace latency getattr_latency.bt stat_n; then
+	"$S" statx $N "$D/file" 0x200
+	untrace
+	expect latency "@calls[ext4]: $N"
+fi
+if trace masks getattr_masks.bt stat_n; then
+	"$S" statx $N "$D/file" 0x200
+	untrace
+	expect masks "@calls[ext4, 512, 2047]: $N"
+	expect masks "@more[ext4, 512]: $N"
+fi
+if trace callers getattr_callers.bt; then
+	"$S" stat $N "$D/file"
+	"$S" statx $N "$D/file" 0x1
+	"$S" fstat $N "$D/file"
+	untrace
+	expect callers "@syscall[ext4, newfstatat]: $N"
+	expect callers "@syscall[ext4, statx]: $N"
+	expect callers "@syscall[ext4, newfstat]: $N"
+fi
+if trace stages stat_stages.bt stat_n; then
+	"$S" statx $N "$D/file" 0x7ff
+	untrace
+	expect stages "@calls[ext4]: $N"
+	grep -q '^@stage_ns\[ext4, 2 getattr\]: [0-9]' "$OUT/stages.out" ||
+		{ echo "FAIL: stages: no getattr stage"; fails=$((fails + 1)); }
+fi
+echo "traces-test: $fails failures"
+[ "$fails" = 0 ]
