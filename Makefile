@@ -44,9 +44,11 @@ vm-run: kernel bench-bin
 
 bench-bin: deps
 	@$(MAKE) -s -C bench
+	@$(MAKE) -s -C tests/guest KSELFTEST="$$(tests/kselftest-dir.sh)"
 
 ## make bench [QUICK=1] [TRACE=0]   stock and patched, every file system
-bench: kernels bench-bin
+bench: kernels
+	@$(MAKE) -s bench-bin
 	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) stock patched
 
 ## make report [RUN=dir]      figures and report for a results directory

@@ -70,4 +70,4 @@ for vers in 3 4.2; do
 	fi
 	umount "$mnt"
 done
-echo "guest-bench: done ($(ls "$OUTDIR" | wc -l) files in $OUTDIR)"
+echo "guest-bench: done ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"

@@ -8,7 +8,7 @@
 #   -m     cost (default) or time
 # Without -q 1 each variant also boots with init_on_alloc=0.
 # Results: results/<run-id>/ (results/latest points at the newest).
-set -eu
+set -eu -o pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=0 TRACE=1 MODE=cost RUNDIR=
@@ -48,13 +48,16 @@ for v in "$@"; do
 		if [ "$TRACE" = 1 ] && [ -z "$a" ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
 			echo "[bench] traces and profiles: $v"
 			"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 3000 -o "$RUNDIR/traces/$v" -- \
-				"traces/guest-traces.sh /mnt/io $v" | sed -u 's/^/  /'
+				"traces/guest-traces.sh /mnt/io $v" | sed -u 's/^/  /' ||
+				echo "[bench] WARNING: traces for $v failed: $RUNDIR/traces/$v/output"
 		fi
 	done
 done
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
-ln -sfn "$(basename "$RUNDIR")" "$ROOT/results/latest" 2>/dev/null || true
+if [ "$(dirname "$RUNDIR")" = "$ROOT/results" ]; then
+	ln -sfn "$(basename "$RUNDIR")" "$ROOT/results/latest"
+fi
 $PY "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
 echo "[bench] done in $(($(date +%s) - t0)) s"
 echo "[bench] results: $RUNDIR/results.json"

@@ -23,7 +23,7 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KCACHE=${KCACHE:-$HOME/.cache/statx-study}
-VARIANT=patched MODE=cost APPEND= TIMEOUT=600 RUN= QUIET=0
+VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0
 while getopts v:m:a:t:o:q opt; do
 	case $opt in
 	v) VARIANT=$OPTARG ;;
@@ -86,7 +86,7 @@ kvm_works() {
 ACCEL_NOTE=
 if [ "$MODE" = cost ]; then
 	ACCEL=tcg
-	QACCEL=(-accel tcg -cpu max -smp 1 -icount shift=0,sleep=off)
+	QACCEL=(-accel tcg -cpu max -smp 1 -icount "shift=0,sleep=off")
 	say "accelerator: TCG with -icount shift=0,sleep=off, 1 vCPU (cost mode: 1 guest ns = 1 instruction)"
 elif why=$(kvm_works); then
 	ACCEL=kvm

@@ -17,7 +17,7 @@ fails=0
 trace() {
 	local name=$1 script=$2
 	shift 2
-	bpftrace "$REPO/traces/$script" "$@" >"$OUT/$name.out" 2>&1 &
+	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" "$@" >"$OUT/$name.out" 2>&1 &
 	BT=$!
 	for _ in $(seq 600); do
 		grep -q 'Hit Ctrl-C' "$OUT/$name.out" && return 0

@@ -1,0 +1,122 @@
+#!/bin/bash
+# guest-traces.sh - runs inside the guest: the traces/ scripts and perf
+# profiles for the benchmark's scenarios, and the probe-overhead study.
+# Never inside a benchmark case's measured loop, except in the overhead
+# study, whose point is to measure the probe.
+#
+# Usage (in the guest): traces/guest-traces.sh OUTDIR VARIANT
+# Writes OUTDIR/traces/*.txt, OUTDIR/profiles/*.{txt,svg,md} and
+# OUTDIR/probes/*.json (the harness's JSON, one per probe kind).
+set -eu
+OUTDIR=$1 VARIANT=$2
+REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../vm/guest-lib.sh
+. "$REPO/vm/guest-lib.sh"
+S=$REPO/build/stat_n
+B=$REPO/build/statx-bench
+N=2000
+mkdir -p "$OUTDIR/traces" "$OUTDIR/profiles" "$OUTDIR/probes" /mnt/ext4/t
+echo data >/mnt/ext4/t/file
+start_nfsd
+mount_nfs 3 /mnt/nfs3 actimeo=0
+mkdir -p /mnt/nfs3/t
+echo data >/mnt/nfs3/t/file
+
+# Scenarios: NAME, then the stat_n arguments.
+SCENARIOS=(
+	"ext4.stat|stat $N /mnt/ext4/t/file"
+	"ext4.statx_SIZE|statx $N /mnt/ext4/t/file 0x200"
+	"ext4.fstatat_empty|statx_fd $N /mnt/ext4/t/file 0x7ff"
+	"nfs3.stat|stat 200 /mnt/nfs3/t/file"
+	"nfs3.statx_SIZE_DONT_SYNC|statx 200 /mnt/nfs3/t/file 0x200 0x4000"
+	"nfs3.statx_FORCE_SYNC|statx 200 /mnt/nfs3/t/file 0x7ff 0x2000"
+)
+
+# bt SCRIPT OUT WORKLOAD...: run a bpftrace script around one workload.
+bt() {
+	local script=$1 out=$2 pid
+	shift 2
+	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" >"$out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -q 'Hit Ctrl-C' "$out" && break
+		sleep 0.1
+	done
+	"$@"
+	kill -INT "$pid"
+	wait "$pid" || true
+}
+
+if [ -e /sys/kernel/tracing/events/stat ]; then
+	for sc in "${SCENARIOS[@]}"; do
+		name=${sc%%|*}
+		read -r -a args <<<"${sc#*|}"
+		for script in getattr_latency getattr_masks getattr_callers stat_stages; do
+			echo "trace: $script on $name"
+			bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
+		done
+	done
+else
+	echo "trace: no stat:* events in $VARIANT; bpftrace scripts skipped" |
+		tee "$OUTDIR/traces/SKIPPED"
+fi
+
+# perf: software counters, and call-graph profiles.  cpu-clock is the
+# guest's virtual clock in cost mode: samples follow instructions.
+for sc in "${SCENARIOS[@]}"; do
+	name=${sc%%|*}
+	read -r -a args <<<"${sc#*|}"
+	echo "perf: $name"
+	perf stat -e task-clock,context-switches,cpu-migrations,page-faults \
+		-o "$OUTDIR/profiles/perf-stat.$name.txt" -- "$S" "${args[@]}"
+	perf record -q -e cpu-clock -F 20000 -g -o /tmp/perf.data -- "$S" "${args[@]}" 2>/dev/null
+	perf script -i /tmp/perf.data >/tmp/perf.script 2>/dev/null
+	/usr/bin/python3 "$REPO/analysis/flamegraph.py" /tmp/perf.script \
+		-o "$OUTDIR/profiles/flame.$name.svg" --top "$OUTDIR/profiles/top.$name.md" \
+		--title "$VARIANT: $name (cpu-clock; cost mode: samples follow instructions)"
+done
+
+# Probe-overhead study: the same stat() loop under each kind of probe on
+# the getattr path; the harness's per-call figure minus the unprobed one
+# is the cost of one probe hit (one getattr per stat()).
+probe() { # probe NAME [bpftrace program]
+	local name=$1 prog=${2:-} pid=
+	if [ -n "$prog" ]; then
+		bpftrace -e "BEGIN { printf(\"Hit Ctrl-C\\n\"); } $prog" >"$OUTDIR/probes/$name.bt.txt" 2>&1 &
+		pid=$!
+		for _ in $(seq 600); do
+			grep -q 'Hit Ctrl-C' "$OUTDIR/probes/$name.bt.txt" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "probe $name: bpftrace could not attach:"
+			cat "$OUTDIR/probes/$name.bt.txt"
+			return 0
+		fi
+	fi
+	echo "probe: $name"
+	(cd /mnt/ext4/t && "$B" --dir /mnt/ext4/t --fs ext4 --mode cost --cases stat,fstat \
+		--label "probe.$name" --env "probe=$name" --env "variant=$VARIANT" \
+		--json "$OUTDIR/probes/$name.json")
+	if [ -n "$pid" ]; then
+		kill -INT "$pid"
+		wait "$pid" || true
+	fi
+}
+probe none
+if [ -e /sys/kernel/tracing/events/stat ]; then
+	probe tracepoint 'tracepoint:stat:vfs_getattr_enter { @n = count(); }'
+	probe rawtracepoint 'rawtracepoint:vfs_getattr_enter { @n = count(); }'
+fi
+probe kprobe 'kprobe:vfs_getattr_nosec { @n = count(); }'
+probe kretprobe 'kretprobe:vfs_getattr_nosec { @n = count(); }'
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	probe fentry 'kfunc:vfs_getattr_nosec { @n = count(); }'
+	probe fexit 'kretfunc:vfs_getattr_nosec { @n = count(); }'
+else
+	echo "fentry/fexit need BTF, which this config leaves out (make kernel VARIANT=btf)" |
+		tee "$OUTDIR/probes/NO_BTF"
+fi
+umount /mnt/nfs3
+echo "guest-traces: done"
