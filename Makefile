@@ -20,8 +20,8 @@ CQUICK ?= 1
 LABELS ?= ext4,tmpfs
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench report compare test check-patches \
-	test-unit test-guest lint clean help
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference \
+	compare test clean help
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -53,7 +53,15 @@ bench: kernels
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps
-	@$(PY) analysis/report.py $(RUN)
+	@$(PY) analysis/report.py $(RUN)/results.json -o $(RUN)/report
+
+## make report-reference RUN=dir   make RUN the committed reference run:
+##                            analysis/reference/ and REPORT.md's numbers
+report-reference: deps
+	@mkdir -p analysis/reference
+	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
+	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
+		--figures analysis/reference/figures
 
 ## make compare BASE=a NEW=b [THRESHOLD=0.5] [CQUICK=0] [LABELS=ext4,tmpfs,nfs3]
 ##                            regression gate: exits 1 when NEW regresses

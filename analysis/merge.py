@@ -4,8 +4,9 @@
 usage: merge.py RUNDIR [-o FILE]
 
 RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
-raw/<label>.json from the harness); the merged file follows the schema in
-bench/SCHEMA.md.
+raw/<label>.json from the harness) and traces/<variant>/ (probes/*.json
+from the probe-overhead study, labelled probe.<kind>); the merged file
+follows the schema in bench/SCHEMA.md.
 """
 import argparse
 import json
@@ -28,10 +29,18 @@ def read_env(path):
 def merge(rundir):
     rundir = pathlib.Path(rundir)
     configs = []
-    for boot in sorted((rundir / "guest").iterdir()):
+    boots = sorted((rundir / "guest").iterdir())
+    # The probe-overhead study's files (traces/guest-traces.sh) share the
+    # schema: one configuration per probe kind.
+    if (rundir / "traces").is_dir():
+        boots += sorted((rundir / "traces").iterdir())
+    for boot in boots:
+        if not (boot / "vm.env").exists():
+            continue
         vm = read_env(boot / "vm.env")
         diff = boot / "config-diff.txt"
-        for raw in sorted((boot / "raw").glob("*.json")):
+        raws = sorted((boot / "raw").glob("*.json")) + sorted((boot / "probes").glob("*.json"))
+        for raw in raws:
             r = json.loads(raw.read_text())
             configs.append({
                 "boot": boot.name,

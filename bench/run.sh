@@ -25,7 +25,8 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- stock patched
 PY=/usr/bin/python3
 
-id=$(date -u +%Y%m%dT%H%M%SZ)-$MODE$([ "$QUICK" = 1 ] && echo -quick)
+id=$(date -u +%Y%m%dT%H%M%SZ)-$MODE
+[ "$QUICK" = 1 ] && id=$id-quick
 RUNDIR=${RUNDIR:-$ROOT/results/$id}
 mkdir -p "$RUNDIR"
 RUNDIR=$(cd "$RUNDIR" && pwd)

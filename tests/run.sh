@@ -97,6 +97,8 @@ analysis() {
 	step analysis
 	check "analysis: pytest (schema, statistics, verdicts, figures, report)" \
 		$PY -m pytest -q -p no:cacheprovider tests/analysis
+	check "REPORT.md is what make report-reference gives from analysis/reference" \
+		$PY analysis/report.py analysis/reference/summary.json --check REPORT.md
 }
 
 steps=("$@")
