@@ -46,7 +46,8 @@ class Report:
         self.unit = doc["configs"][0]["unit"]
         self.t = sr.table(doc)
         self.boots = []
-        for c in doc["configs"]:
+        for c in sorted(doc["configs"], key=lambda c: (c["variant"] != "stock", c["variant"],
+                                                        c.get("kernel_append") or "")):
             b = sr.boot_name(c)
             if b not in self.boots:
                 self.boots.append(b)
@@ -309,12 +310,24 @@ def figures(r, outdir, prefix=""):
     labels = [x for x in FS_LABELS if x in r.labels]
     names = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
              "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
+    def bars(ax, boots, label, names):
+        """One bar per boot and case; a failed call is hatched and named."""
+        for i, b in enumerate(boots):
+            ys = [y + i * 0.4 for y in range(len(names))]
+            vals = [r.v(b, label, n) or 0 for n in names]
+            drawn = ax.barh(ys, vals, height=0.4, label=b)
+            for bar, n in zip(drawn, names):
+                c = r.case(b, label, n)
+                if c and c["ret"] < 0:
+                    bar.set_hatch("//")
+                    bar.set_alpha(0.5)
+                    ax.text(bar.get_width(), bar.get_y() + 0.2, f" fails: {c['errno']}",
+                            va="center", fontsize=7)
+
     fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels), 4.2), sharey=False,
                              squeeze=False)
     for ax, label in zip(axes[0], labels):
-        for i, b in enumerate(boots):
-            vals = [r.v(b, label, n) or 0 for n in names]
-            ax.barh([y + i * 0.4 for y in range(len(names))], vals, height=0.4, label=b)
+        bars(ax, boots, label, names)
         ax.set_yticks([y + 0.2 for y in range(len(names))])
         ax.set_yticklabels(names if label == labels[0] else [""] * len(names), fontsize=8)
         ax.invert_yaxis()
@@ -330,9 +343,7 @@ def figures(r, outdir, prefix=""):
     if pairs:
         fig, axes = plt.subplots(1, len(pairs), figsize=(6 * len(pairs), 4), squeeze=False)
         for ax, (s, p) in zip(axes[0], pairs):
-            for i, b in enumerate((s, p)):
-                vals = [r.v(b, "ext4", n) or 0 for n in SERIES_CASES]
-                ax.barh([y + i * 0.4 for y in range(len(SERIES_CASES))], vals, height=0.4, label=b)
+            bars(ax, (s, p), "ext4", SERIES_CASES)
             ax.set_yticks([y + 0.2 for y in range(len(SERIES_CASES))])
             ax.set_yticklabels(SERIES_CASES, fontsize=8)
             ax.invert_yaxis()

@@ -2,7 +2,7 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint patches kernels boot series traces bench analysis
+# Steps: lint patches kernels boot series traces bench gate analysis
 # Prints one line per check and ends with "N passed, N failed".
 set -eu
 
@@ -93,6 +93,12 @@ bench() {
 	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
 }
 
+gate() {
+	step gate
+	check "gate: make compare passes stock->patched and catches a slowed cp_statx()" \
+		tests/gate.sh "$LOG/gate"
+}
+
 analysis() {
 	step analysis
 	check "analysis: pytest (schema, statistics, verdicts, figures, report)" \
@@ -102,7 +108,7 @@ analysis() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series traces bench analysis)
+[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series traces bench gate analysis)
 for s in "${steps[@]}"; do "$s"; done
 
 echo "# took $(($(date +%s) - T0)) s"

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""The measured numbers a patch's commit message carries, from one run.
+
+usage: patch_numbers.py RESULTS [--fill DIR]
+
+Prints, for each @@COST_Pn@@ placeholder of the series' commit messages,
+a small table of instructions per call (ext4, stock against patched, with
+Debian's default and with init_on_alloc=0).  --fill replaces the
+placeholders in DIR/*.patch (only the message changes; kbuild.sh hashes
+the diff alone, so nothing is rebuilt).
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+BLOCKS = {
+    "@@COST_P1@@": ["stat", "statx.BASIC_STATS", "fstat"],
+    "@@COST_P2@@": ["statx.fd.null", "statx.fd.empty", "fstat"],
+    "@@COST_P3@@": ["fstatat.empty", "glibc.fstat", "statx.fd.empty", "fstat"],
+}
+LABELS = {"stat": "stat(path)", "statx.BASIC_STATS": "statx(path, BASIC_STATS)",
+          "fstat": "fstat(fd)", "statx.fd.null": "statx(fd, NULL, EMPTY_PATH)",
+          "statx.fd.empty": "statx(fd, \"\", EMPTY_PATH)",
+          "fstatat.empty": "newfstatat(fd, \"\", EMPTY_PATH)",
+          "glibc.fstat": "glibc 2.36 fstat()"}
+
+
+def block(doc, names):
+    lines = [f"  {'':32} {'stock':>7} {'patched':>8} {'change':>8}"]
+    for append, title in (("", "default"), ("init_on_alloc=0", "init_on_alloc=0")):
+        if sr.config(doc, "stock", "ext4", append) is None:
+            continue
+        lines.append(f"  {title}:")
+        for n in names:
+            s = sr.case(doc, "stock", "ext4", n, append)
+            p = sr.case(doc, "patched", "ext4", n, append)
+            if not s or not p:
+                continue
+            sv = f"{s['median']:.0f}" if s["ret"] >= 0 else s["errno"]
+            ch = (f"{(p['median'] - s['median']) / s['median'] * 100:+.1f}%"
+                  if s["ret"] >= 0 else "")
+            lines.append(f"    {LABELS[n]:30} {sv:>7} {p['median']:8.0f} {ch:>8}")
+    lines.append(f"  (run {doc.get('run_id', '?')}, the whole series applied)")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--fill", metavar="DIR")
+    a = ap.parse_args()
+    doc = sr.load(a.results)
+    blocks = {k: block(doc, v) for k, v in BLOCKS.items()}
+    for k, v in blocks.items():
+        print(k)
+        print(v)
+    if a.fill:
+        for p in sorted(pathlib.Path(a.fill).glob("*.patch")):
+            text = p.read_text()
+            new = text
+            for k, v in blocks.items():
+                new = new.replace(k, v)
+            if new != text:
+                p.write_text(new)
+                print(f"filled {p}")
+
+
+if __name__ == "__main__":
+    main()
