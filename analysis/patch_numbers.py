@@ -42,7 +42,7 @@ def block(doc, names):
             sv = f"{s['median']:.0f}" if s["ret"] >= 0 else s["errno"]
             ch = (f"{(p['median'] - s['median']) / s['median'] * 100:+.1f}%"
                   if s["ret"] >= 0 else "")
-            lines.append(f"    {LABELS[n]:30} {sv:>7} {p['median']:8.0f} {ch:>8}")
+            lines.append(f"    {LABELS[n]:30} {sv:>7} {p['median']:8.0f} {ch:>8}".rstrip())
     lines.append(f"  (run {doc.get('run_id', '?')}, the whole series applied)")
     return "\n".join(lines)
 

@@ -21,9 +21,14 @@ def summarize(doc):
     out = {k: v for k, v in doc.items() if k != "configs"}
     out["summary"] = True
     out["configs"] = []
+    seen_diffs = set()
     for c in doc["configs"]:
         c = dict(c)
-        c["config_diff"] = c.get("config_diff", "")
+        # The config diff is the same for every configuration of a boot:
+        # keep its first copy only.
+        diff = c.get("config_diff", "")
+        c["config_diff"] = "" if diff in seen_diffs else diff
+        seen_diffs.add(diff)
         cases = []
         for case in c["cases"]:
             case = dict(case)
@@ -46,7 +51,7 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     doc = summarize(statx_results.load(a.results))
-    pathlib.Path(a.output).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    pathlib.Path(a.output).write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
     print(f"summary: {a.output}")
 
 
