@@ -2,7 +2,7 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint patches kernels boot series traces bench gate analysis
+# Steps: lint kernels patches boot series traces bench gate analysis
 # Prints one line per check and ends with "N passed, N failed".
 set -eu
 
@@ -108,7 +108,7 @@ analysis() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint patches kernels boot series traces bench gate analysis)
+[ ${#steps[@]} -gt 0 ] || steps=(lint kernels patches boot series traces bench gate analysis)
 for s in "${steps[@]}"; do "$s"; done
 
 echo "# took $(($(date +%s) - T0)) s"
