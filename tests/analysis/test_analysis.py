@@ -74,7 +74,11 @@ def test_series_section_states_targets(doc):
     text = report.sec_series(report.Report(doc))
     assert "fstatat.empty" in text and "(EFAULT)" in text
     assert "target within 2%" in text
-    assert "+2 (+0.03%; target ≤ +0.5%)" in text
+    assert "+2 (+0.03%; target ≤ +0.5%: met)" in text
+    assert "`fstatat.empty` (glibc's fstat) is +0.96% from raw `fstat` (target within 2%: met)" in text
+    sr.case(doc, "patched", "ext4", "fstatat.empty")["median"] = 1300.0
+    text = report.sec_series(report.Report(doc))
+    assert "(target within 2%: **not met**)" in text
 
 
 def test_calibration_section_uses_both_boots(doc):
