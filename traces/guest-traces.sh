@@ -69,7 +69,10 @@ for sc in "${SCENARIOS[@]}"; do
 	echo "perf: $name"
 	perf stat -e task-clock,context-switches,cpu-migrations,page-faults \
 		-o "$OUTDIR/profiles/perf-stat.$name.txt" -- "$S" "${args[@]}"
-	perf record -q -e cpu-clock -F 20000 -g -o /tmp/perf.data -- "$S" "${args[@]}" 2>/dev/null
+	# Ten times the calls, so that start-up is a small part of the profile.
+	pargs=("${args[@]}")
+	pargs[1]=$((args[1] * 10))
+	perf record -q -e cpu-clock -F 20000 -g -o /tmp/perf.data -- "$S" "${pargs[@]}" 2>/dev/null
 	perf script -i /tmp/perf.data >/tmp/perf.script 2>/dev/null
 	/usr/bin/python3 "$REPO/analysis/flamegraph.py" /tmp/perf.script \
 		-o "$OUTDIR/profiles/flame.$name.svg" --top "$OUTDIR/profiles/top.$name.md" \
