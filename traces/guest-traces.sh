@@ -51,7 +51,7 @@ if [ -e /sys/kernel/tracing/events/stat ]; then
 	for sc in "${SCENARIOS[@]}"; do
 		name=${sc%%|*}
 		read -r -a args <<<"${sc#*|}"
-		for script in getattr_latency getattr_masks getattr_callers stat_stages; do
+		for script in getattr_latency getattr_masks getattr_callers stat_stages nfs_getattr; do
 			echo "trace: $script on $name"
 			bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
 		done

@@ -71,5 +71,28 @@ if trace stages stat_stages.bt stat_n; then
 	grep -q '^@stage_ns\[ext4, 2 getattr\]: [0-9]' "$OUT/stages.out" ||
 		{ echo "FAIL: stages: no getattr stage"; fails=$((fails + 1)); }
 fi
+# NFS: GETATTR RPCs seen by nfs_getattr.bt against /proc/self/mountstats.
+# shellcheck source=../../vm/guest-lib.sh
+. "$REPO/vm/guest-lib.sh"
+start_nfsd
+mount_nfs 3 /mnt/nfs3 actimeo=0
+mkdir -p /mnt/nfs3/tt
+echo data >/mnt/nfs3/tt/file
+if trace nfs nfs_getattr.bt stat_n; then
+	g0=$(nfs_ops /mnt/nfs3 GETATTR)
+	"$S" statx $N /mnt/nfs3/tt/file 0x200 0x4000
+	g1=$(nfs_ops /mnt/nfs3 GETATTR)
+	untrace
+	expect nfs "@calls[1, 512, 16384]: $N"
+	seen=$(sed -n 's/^@rpc_getattr\[.*\]: //p' "$OUT/nfs.out" | awk '{s += $1} END {print s + 0}')
+	if [ "$seen" = $((g1 - g0)) ] && [ "$seen" -gt 0 ]; then
+		echo "ok: nfs: $seen GETATTR RPCs traced = mountstats delta $((g1 - g0))"
+	else
+		echo "FAIL: nfs: $seen GETATTR RPCs traced, mountstats says $((g1 - g0))"
+		cat "$OUT/nfs.out"
+		fails=$((fails + 1))
+	fi
+fi
+umount /mnt/nfs3
 echo "traces-test: $fails failures"
 [ "$fails" = 0 ]

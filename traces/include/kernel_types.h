@@ -8,3 +8,8 @@
 typedef __u32 u32;
 typedef __u64 u64;
 typedef __u32 dev_t;
+typedef _Bool bool;
+typedef __s64 s64;
+typedef __s32 s32;
+typedef __u16 u16;
+typedef __u8 u8;
