@@ -75,8 +75,9 @@ kvm_works() {
 			grep -q 'Attempted to kill init' "$p/console"; then
 			echo "ok" >"$stamp"
 		else
-			echo "probe boot under KVM did not reach init within 60 s$(
-				grep -o 'KVM internal error.*' "$p/qemu.log" | head -1 | sed 's/^/: /')" >"$stamp"
+			# QEMU's own words when it gave up, else the timeout.
+			why=$(grep -m1 -E 'error|Assertion|KVM internal' "$p/qemu.log" || true)
+			echo "probe boot under KVM failed: ${why:-no init within 60 s}" >"$stamp"
 		fi
 		rm -rf "$p"
 	fi
