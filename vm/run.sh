@@ -157,7 +157,12 @@ wait $qpid || qrc=$?
 [ $QUIET = 1 ] || wait "$tpid" 2>/dev/null || true
 secs=$(($(date +%s) - t0))
 
-tail_console() { echo "--- last lines of $RUN/console.log:"; tail -n 30 "$RUN/console.log"; }
+tail_console() {
+	grep -m1 -E 'Kernel panic|BUG: |Oops:|general protection fault' "$RUN/console.log" |
+		sed 's/^/--- first crash line: /' || true
+	echo "--- last lines of $RUN/console.log:"
+	tail -n 30 "$RUN/console.log"
+}
 if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	tail_console >&2
 	fail "guest killed after the ${TIMEOUT}s timeout (hung?); console: $RUN/console.log"
