@@ -97,8 +97,9 @@ inputs_hash() {
 		if [ -n "${KSRC:-}" ]; then
 			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null && git status --porcelain 2>/dev/null) || true
 		fi
-		sha256sum "$DEBCONFIG"
-		for f in $FRAGMENTS; do sha256sum "$ROOT/vm/config/$f.config"; done
+		# Contents only: the same inputs in another clone are the same.
+		sha256sum <"$DEBCONFIG"
+		for f in $FRAGMENTS; do sha256sum <"$ROOT/vm/config/$f.config"; done
 		for p in "${PATCHES[@]}"; do patch_body "$p" | sha256sum; done
 	} | sha256sum | cut -c1-16
 }
