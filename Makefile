@@ -62,6 +62,12 @@ report-reference: deps
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--figures analysis/reference/figures
+	@for d in $(RUN)/traces/*/profiles; do \
+		v=$$(basename "$$(dirname "$$d")"); \
+		for f in "$$d"/flame.ext4.*.svg "$$d"/flame.nfs3.stat.svg; do \
+			[ -f "$$f" ] && cp "$$f" "analysis/reference/figures/$$v.$$(basename "$$f")"; \
+		done; \
+	done; true
 
 ## make compare BASE=a NEW=b [THRESHOLD=0.5] [CQUICK=0] [LABELS=ext4,tmpfs,nfs3]
 ##                            regression gate: exits 1 when NEW regresses
