@@ -26,7 +26,8 @@ echo data >/mnt/nfs3/t/file
 SCENARIOS=(
 	"ext4.stat|stat $N /mnt/ext4/t/file"
 	"ext4.statx_SIZE|statx $N /mnt/ext4/t/file 0x200"
-	"ext4.fstatat_empty|statx_fd $N /mnt/ext4/t/file 0x7ff"
+	"ext4.statx_fd_empty|statx_fd $N /mnt/ext4/t/file 0x7ff"
+	"ext4.fstatat_empty|fstatat_fd $N /mnt/ext4/t/file"
 	"nfs3.stat|stat 200 /mnt/nfs3/t/file"
 	"nfs3.statx_SIZE_DONT_SYNC|statx 200 /mnt/nfs3/t/file 0x200 0x4000"
 	"nfs3.statx_FORCE_SYNC|statx 200 /mnt/nfs3/t/file 0x7ff 0x2000"

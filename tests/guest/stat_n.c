@@ -5,7 +5,7 @@
  *
  * usage: stat_n CALL N PATH [MASK] [FLAGS]
  *   CALL: statx (by path), statx_fd (fd, ""), stat (newfstatat by path),
- *         fstat (raw fstat)
+ *         fstatat_fd (newfstatat(fd, "", AT_EMPTY_PATH)), fstat (raw fstat)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,7 +31,8 @@ int main(int argc, char **argv)
 	n = strtoul(argv[2], NULL, 0);
 	mask = argc > 4 ? strtoul(argv[4], NULL, 0) : STATX_BASIC_STATS;
 	flags = argc > 5 ? strtol(argv[5], NULL, 0) : 0;
-	if (!strcmp(argv[1], "statx_fd") || !strcmp(argv[1], "fstat")) {
+	if (!strcmp(argv[1], "statx_fd") || !strcmp(argv[1], "fstat") ||
+	    !strcmp(argv[1], "fstatat_fd")) {
 		fd = open(argv[3], O_RDONLY);
 		if (fd < 0) {
 			perror(argv[3]);
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
 			ret = syscall(SYS_statx, fd, "", flags | AT_EMPTY_PATH, mask, &stx);
 		else if (!strcmp(argv[1], "stat"))
 			ret = syscall(SYS_newfstatat, AT_FDCWD, argv[3], &st, flags);
+		else if (!strcmp(argv[1], "fstatat_fd"))
+			ret = syscall(SYS_newfstatat, fd, "", &st, flags | AT_EMPTY_PATH);
 		else if (!strcmp(argv[1], "fstat"))
 			ret = syscall(SYS_fstat, fd, &st);
 		else
