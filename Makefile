@@ -3,7 +3,7 @@
 # calls a script that can also be run by hand.
 
 SHELL := /bin/bash
-KCACHE ?= $(HOME)/.cache/statx-study
+KCACHE ?= $(or $(HOME),/root)/.cache/statx-study
 export KCACHE
 VARIANT ?= patched
 MODE ?= cost
