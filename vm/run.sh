@@ -157,8 +157,10 @@ wait $qpid || qrc=$?
 [ $QUIET = 1 ] || wait "$tpid" 2>/dev/null || true
 secs=$(($(date +%s) - t0))
 
+# What a crashed guest kernel prints.
+CRASH_RE='Kernel panic|BUG: |Oops:|general protection fault'
 tail_console() {
-	grep -m1 -E 'Kernel panic|BUG: |Oops:|general protection fault' "$RUN/console.log" |
+	grep -m1 -E "$CRASH_RE" "$RUN/console.log" |
 		sed 's/^/--- first crash line: /' || true
 	echo "--- last lines of $RUN/console.log:"
 	tail -n 30 "$RUN/console.log"
@@ -167,7 +169,7 @@ if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	tail_console >&2
 	fail "guest killed after the ${TIMEOUT}s timeout (hung?); console: $RUN/console.log"
 fi
-if grep -qE 'Kernel panic|BUG: |Oops:|general protection fault' "$RUN/console.log"; then
+if grep -qE "$CRASH_RE" "$RUN/console.log"; then
 	tail_console >&2
 	fail "guest kernel crashed (see above); console: $RUN/console.log"
 fi
