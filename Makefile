@@ -36,6 +36,7 @@ kernel: deps
 
 kernels: deps
 	@vm/kbuild.sh stock
+	@vm/kbuild.sh series3
 	@vm/kbuild.sh patched
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
@@ -46,10 +47,11 @@ bench-bin: deps
 	@$(MAKE) -s -C bench
 	@$(MAKE) -s -C tests/guest KSELFTEST="$$(tests/kselftest-dir.sh)"
 
-## make bench [QUICK=1] [TRACE=0]   stock and patched, every file system
+## make bench [QUICK=1] [TRACE=0]   stock, series3 (patches 1-3) and
+##                            patched (1-4), every file system
 bench: kernels
 	@$(MAKE) -s bench-bin
-	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) stock patched
+	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) stock series3 patched
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps

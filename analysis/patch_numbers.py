@@ -16,34 +16,46 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
+# Placeholder: (cases, kernel before, kernel after, what "after" is).
+# Patches 1-3 are measured on the series3 variant (the series up to patch
+# 3), patch 4 against it: each message gives its own patch's effect.
+P123 = ("stock", "series3", "patches 1-3 applied")
 BLOCKS = {
-    "@@COST_P1@@": ["stat", "statx.BASIC_STATS", "fstat"],
-    "@@COST_P2@@": ["statx.fd.null", "statx.fd.empty", "fstat"],
-    "@@COST_P3@@": ["fstatat.empty", "glibc.fstat", "statx.fd.empty", "fstat"],
+    "@@COST_P1@@": (["stat", "statx.BASIC_STATS", "fstat"],) + P123,
+    "@@COST_P2@@": (["statx.fd.null", "statx.fd.empty", "fstat"],) + P123,
+    "@@COST_P3@@": (["fstatat.empty", "glibc.fstat", "statx.fd.empty", "fstat"],) + P123,
+    "@@COST_P4@@": (["stat", "statx.BASIC_STATS", "open", "stat.name159",
+                     "stat.name160", "stat.name1024", "stat.name4095", "fstat"],
+                    "series3", "patched", "patches 1-3 before, 1-4 after"),
 }
 LABELS = {"stat": "stat(path)", "statx.BASIC_STATS": "statx(path, BASIC_STATS)",
           "fstat": "fstat(fd)", "statx.fd.null": "statx(fd, NULL, EMPTY_PATH)",
           "statx.fd.empty": "statx(fd, \"\", EMPTY_PATH)",
           "fstatat.empty": "newfstatat(fd, \"\", EMPTY_PATH)",
-          "glibc.fstat": "glibc 2.36 fstat()"}
+          "glibc.fstat": "glibc 2.36 fstat()", "open": "open(path)+close",
+          "stat.name159": "stat(), 159-byte name", "stat.name160": "stat(), 160-byte name",
+          "stat.name1024": "stat(), 1024-byte name",
+          "stat.name4095": "stat(), 4095-byte name"}
 
 
-def block(doc, names):
-    lines = [f"  {'':32} {'stock':>7} {'patched':>8} {'change':>8}"]
+def block(doc, spec):
+    names, before, after, what = spec
+    head = {"stock": "stock", "series3": "1-3", "patched": "1-4"}
+    lines = [f"  {'':32} {head.get(before, before):>7} {head.get(after, after):>8} {'change':>8}"]
     for append, title in (("", "default"), ("init_on_alloc=0", "init_on_alloc=0")):
-        if sr.config(doc, "stock", "ext4", append) is None:
+        if sr.config(doc, before, "ext4", append) is None:
             continue
         lines.append(f"  {title}:")
         for n in names:
-            s = sr.case(doc, "stock", "ext4", n, append)
-            p = sr.case(doc, "patched", "ext4", n, append)
+            s = sr.case(doc, before, "ext4", n, append)
+            p = sr.case(doc, after, "ext4", n, append)
             if not s or not p:
                 continue
             sv = f"{s['median']:.0f}" if s["ret"] >= 0 else s["errno"]
             ch = (f"{(p['median'] - s['median']) / s['median'] * 100:+.1f}%"
                   if s["ret"] >= 0 else "")
             lines.append(f"    {LABELS[n]:30} {sv:>7} {p['median']:8.0f} {ch:>8}".rstrip())
-    lines.append(f"  (run {doc.get('run_id', '?')}, the whole series applied)")
+    lines.append(f"  (run {doc.get('run_id', '?')}; {what})")
     return "\n".join(lines)
 
 

@@ -160,9 +160,12 @@ def sec_fs(r):
 
 
 def sec_series(r):
+    """Patches 1-3, on series3 when the run has it (patch 4 changes every
+    call by name, so the whole series cannot show their overhead)."""
     out = []
+    p3 = "series3" if any(b.startswith("series3") for b in r.boots) else "patched"
     for suffix in ("", f" [{IOA0}]"):
-        s, p = "stock" + suffix, "patched" + suffix
+        s, p = "stock" + suffix, p3 + suffix
         if s not in r.boots or p not in r.boots:
             continue
         rows = []
@@ -187,7 +190,8 @@ def sec_series(r):
         for name in ("stat", "statx.BASIC_STATS", "fstat"):
             a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
             if a and b:
-                checks.append(f"events compiled in, disabled: `{name}` {b - a:+,.0f} "
+                checks.append(f"patches 1-3 ({p3}), events compiled in and disabled: "
+                              f"`{name}` {b - a:+,.0f} "
                               f"({pct(b, a)}; target ≤ +0.5%: {met((b - a) / a <= 0.005)})")
         if fst and r.v(p, "ext4", "fstatat.empty"):
             e = r.v(p, "ext4", "fstatat.empty")
@@ -272,6 +276,18 @@ def sec_findings(r):
                    f"({pct(pe['fstatat.empty'], e['fstatat.empty'])} against stock), statx(fd, \"\") "
                    f"{fmt(pe['statx.fd.empty'])} ({pct(pe['statx.fd.empty'], e['statx.fd.empty'])}), "
                    f"statx(fd, NULL) {fmt(pe['statx.fd.null'])} (stock: EFAULT).")
+    n = {b: r.v(b, "ext4", "stat") for b in ("stock", "patched", f"stock [{IOA0}]")}
+    n160 = {b: r.v(b, "ext4", "stat.name160") for b in ("stock", "patched")}
+    if n["stock"] and n["patched"] and p == "patched":
+        line = (f"- **A small struct filename (patch 4) halves stat() by name.** stat() by path "
+                f"costs {fmt(n['patched'])} with the whole series against {fmt(n['stock'])} on "
+                f"stock ({n['patched'] / n['stock'] * 100:.1f}%; stock with {IOA0}: "
+                f"{fmt(n[f'stock [{IOA0}]'])}).")
+        if n160["stock"] and n160["patched"]:
+            line += (f" A name of 160 bytes, one past what the small object holds, pays for "
+                     f"both allocations: {fmt(n160['patched'])} against {fmt(n160['stock'])} "
+                     f"({pct(n160['patched'], n160['stock'])}).")
+        out.append(line)
     for label in ("nfs3.actimeo0", "nfs4.actimeo0"):
         st = r.case(p, label, "stat")
         ds = r.case(p, label, "statx.BASIC_STATS.DONT_SYNC")
@@ -292,12 +308,65 @@ def sec_findings(r):
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 
+NAME_CASES = ["stat", "stat.name159", "stat.name160", "stat.name1024", "stat.name4095",
+              "stat.name4096", "statx.BASIC_STATS", "statx.name159", "statx.name160",
+              "statx.name4095", "open", "open.name159", "open.name160", "open.name4095",
+              "fstat", "fstatat.empty"]
+
+
+def sec_filename(r):
+    """Patch 4: struct filename in a small object."""
+    out = []
+    have3 = any(b.startswith("series3") for b in r.boots)
+    for suffix in ("", f" [{IOA0}]"):
+        s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
+        if s not in r.boots or p not in r.boots or r.v(s, "ext4", "stat.name160") is None:
+            continue
+        cols = [s] + ([p3] if have3 else []) + [p]
+        rows, slower = [], []
+        for name in NAME_CASES:
+            vals = [r.v(b, "ext4", name) for b in cols]
+            if None in vals:
+                continue
+            ca = r.case(s, "ext4", name) or {}
+            note = f" ({ca['errno']})" if ca.get("ret", 0) < 0 else ""
+            row = [f"`{name}`"] + [fmt(v) + note for v in vals]
+            if have3:
+                row.append(pct(vals[-1], vals[-2]))
+            row.append(pct(vals[-1], vals[0]))
+            rows.append(row)
+            if (vals[-1] - vals[0]) / vals[0] > 0.005:
+                slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
+        head = ["case"] + cols + (["patch 4 alone"] if have3 else []) + ["series vs stock"]
+        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
+        a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
+        checks = [f"`stat` by path costs {b / a * 100:.1f}% of stock "
+                  f"(target ≤ 55% on Debian's default: "
+                  f"{'met' if b / a <= 0.55 else '**not met**'})" if not suffix else
+                  f"`stat` by path costs {b / a * 100:.1f}% of stock with {IOA0} (no target)"]
+        checks.append("cases more than 0.5% slower than stock: " +
+                      (", ".join(slower) + " (target none: **not met**)" if slower
+                       else "none (target none: met)"))
+        out += ["- " + c for c in checks] + [""]
+    env = (sr.config(r.doc, "patched", "floor") or {}).get("env", {})
+    env_s = (sr.config(r.doc, "stock", "floor") or {}).get("env", {})
+    mem = [(k, env_s.get(k) or env.get(k)) for k in ("slab_names_cache", "slab_filename_cache")]
+    if any(v for _, v in mem):
+        out.append("Memory per name (SLUB's object size as the guest reports it, "
+                   "/sys/kernel/slab/*/slab_size): " +
+                   "; ".join(f"{k.replace('slab_', '')} {v} bytes" for k, v in mem if v) +
+                   ". Stock takes one names_cache object per name; patch 4 one filename_cache "
+                   "object, plus a names_cache object for a name of 160 bytes or more.")
+    return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
+
+
 SECTIONS = {
     "findings": sec_findings,
     "setup": sec_setup,
     "calibration": sec_calibration,
     "filesystems": sec_fs,
     "series": sec_series,
+    "filename": sec_filename,
     "nfs": sec_nfs,
     "probes": sec_probes,
 }
@@ -416,7 +485,7 @@ def standalone(r, figs):
     parts = [f"# statx() study: run {r.doc.get('run_id', '')}", "",
              "Generated by analysis/report.py from this run's results.json.", ""]
     titles = {"findings": "Findings", "setup": "Setup", "calibration": "Calibration",
-              "filesystems": "Per file system", "series": "The patch series", "nfs": "NFS",
+              "filesystems": "Per file system", "series": "The patch series", "filename": "Patch 4: a small struct filename", "nfs": "NFS",
               "probes": "Probe overhead"}
     for name, body in s.items():
         parts += [f"## {titles[name]}", "", body]

@@ -44,6 +44,16 @@ static long body_statx(struct bench_ctx *c)
 	return syscall(SYS_statx, c->dfd, c->path, c->flags, c->mask, &c->stx);
 }
 
+/* open() by name and its close(): a descriptor per call would run out. */
+static long body_open_close(struct bench_ctx *c)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, c->path, O_RDONLY);
+
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	return fd;
+}
+
 static long body_glibc_stat(struct bench_ctx *c)
 {
 	return stat(c->path, &c->st);
@@ -100,72 +110,103 @@ static long body_plain_loop(struct bench_ctx *c)
 #define SYNC_FORCE AT_STATX_FORCE_SYNC
 #define SYNC_DONT AT_STATX_DONT_SYNC
 
-/* name, call, kind, body, target, flags, mask, quick, needs_file */
+/* name, call, kind, body, target, flags, mask, quick, needs_file, namelen */
 const struct bench_case bench_cases[] = {
-	{ "null", "none", "floor", body_null, T_NONE, 0, 0, 1, 0 },
-	{ "getppid", "getppid", "floor", body_getppid, T_NONE, 0, 0, 1, 0 },
+	{ "null", "none", "floor", body_null, T_NONE, 0, 0, 1, 0, 0 },
+	{ "getppid", "getppid", "floor", body_getppid, T_NONE, 0, 0, 1, 0, 0 },
 	{ "calib.rep_stosb_4096", "rep stosb x4096", "calibration",
-	  body_rep_stosb, T_NONE, 0, 0, 1, 0 },
+	  body_rep_stosb, T_NONE, 0, 0, 1, 0, 0 },
 	{ "calib.rep_stosq_512", "rep stosq x512", "calibration",
-	  body_rep_stosq, T_NONE, 0, 0, 1, 0 },
+	  body_rep_stosq, T_NONE, 0, 0, 1, 0, 0 },
 	{ "calib.loop_2000", "dec/jnz x1000", "calibration",
-	  body_plain_loop, T_NONE, 0, 0, 1, 0 },
+	  body_plain_loop, T_NONE, 0, 0, 1, 0, 0 },
 
 	{ "stat", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 1, 1 },
+	  0, 0, 1, 1, 0 },
 	{ "lstat", "newfstatat(symlink, NOFOLLOW)", "raw", body_newfstatat,
-	  T_SYMLINK, AT_SYMLINK_NOFOLLOW, 0, 0, 1 },
+	  T_SYMLINK, AT_SYMLINK_NOFOLLOW, 0, 0, 1, 0 },
 	{ "stat.symlink", "newfstatat(symlink)", "raw", body_newfstatat,
-	  T_SYMLINK, 0, 0, 0, 1 },
-	{ "fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 1 },
+	  T_SYMLINK, 0, 0, 0, 1, 0 },
+	{ "fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 1, 0 },
 	{ "fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", "raw",
-	  body_newfstatat, T_FD, AT_EMPTY_PATH, 0, 1, 1 },
+	  body_newfstatat, T_FD, AT_EMPTY_PATH, 0, 1, 1, 0 },
 	{ "fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", "raw",
-	  body_newfstatat, T_FD_NULL, AT_EMPTY_PATH, 0, 0, 1 },
+	  body_newfstatat, T_FD_NULL, AT_EMPTY_PATH, 0, 0, 1, 0 },
 
 	{ "statx.BASIC_STATS", "statx(path)", "raw", body_statx, T_PATH,
-	  0, BASIC, 1, 1 },
+	  0, BASIC, 1, 1, 0 },
 	{ "statx.ALL", "statx(path)", "raw", body_statx, T_PATH,
-	  0, 0xfff, 0, 1 },
+	  0, 0xfff, 0, 1, 0 },
 	{ "statx.TYPE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_TYPE, 1, 1 },
+	  0, STATX_TYPE, 1, 1, 0 },
 	{ "statx.MODE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_MODE, 0, 1 },
+	  0, STATX_MODE, 0, 1, 0 },
 	{ "statx.SIZE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_SIZE, 1, 1 },
+	  0, STATX_SIZE, 1, 1, 0 },
 	{ "statx.MTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_MTIME, 0, 1 },
+	  0, STATX_MTIME, 0, 1, 0 },
 	{ "statx.INO", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_INO, 0, 1 },
+	  0, STATX_INO, 0, 1, 0 },
 	{ "statx.BTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_BTIME, 0, 1 },
+	  0, STATX_BTIME, 0, 1, 0 },
 	{ "statx.TYPE|INO", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_TYPE | STATX_INO, 0, 1 },
+	  0, STATX_TYPE | STATX_INO, 0, 1, 0 },
 	{ "statx.SIZE|MTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_SIZE | STATX_MTIME, 0, 1 },
+	  0, STATX_SIZE | STATX_MTIME, 0, 1, 0 },
 	{ "statx.BASIC_STATS.FORCE_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_FORCE, BASIC, 1, 1 },
+	  T_PATH, SYNC_FORCE, BASIC, 1, 1, 0 },
 	{ "statx.BASIC_STATS.DONT_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_DONT, BASIC, 1, 1 },
+	  T_PATH, SYNC_DONT, BASIC, 1, 1, 0 },
 	{ "statx.SIZE.DONT_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_DONT, STATX_SIZE, 0, 1 },
+	  T_PATH, SYNC_DONT, STATX_SIZE, 0, 1, 0 },
 	{ "statx.symlink", "statx(symlink)", "raw", body_statx, T_SYMLINK,
-	  0, BASIC, 0, 1 },
+	  0, BASIC, 0, 1, 0 },
 	{ "statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw",
-	  body_statx, T_SYMLINK, AT_SYMLINK_NOFOLLOW, BASIC, 0, 1 },
+	  body_statx, T_SYMLINK, AT_SYMLINK_NOFOLLOW, BASIC, 0, 1, 0 },
 	{ "statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx,
-	  T_FD, AT_EMPTY_PATH, BASIC, 1, 1 },
+	  T_FD, AT_EMPTY_PATH, BASIC, 1, 1, 0 },
 	{ "statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx,
-	  T_FD_NULL, AT_EMPTY_PATH, BASIC, 1, 1 },
+	  T_FD_NULL, AT_EMPTY_PATH, BASIC, 1, 1, 0 },
 	{ "statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw",
-	  body_statx, T_OPATH, AT_EMPTY_PATH, BASIC, 0, 1 },
+	  body_statx, T_OPATH, AT_EMPTY_PATH, BASIC, 0, 1, 0 },
+
+	/*
+	 * Name lengths (the NUL not counted): patch 4 keeps names of up to
+	 * 159 bytes in struct filename's own 192-byte object; 160 and more
+	 * go to a PATH_MAX buffer; 4095 is the longest name there is and
+	 * 4096 fails with ENAMETOOLONG.
+	 */
+	{ "open", "openat(path)+close", "raw", body_open_close, T_PATH,
+	  0, 0, 0, 1, 0 },
+	{ "stat.name159", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 0, 1, 159 },
+	{ "stat.name160", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 0, 1, 160 },
+	{ "stat.name1024", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 0, 1, 1024 },
+	{ "stat.name4095", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 0, 1, 4095 },
+	{ "stat.name4096", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
+	  0, 0, 0, 1, 4096 },
+	{ "statx.name159", "statx(path)", "raw", body_statx, T_PATH,
+	  0, BASIC, 0, 1, 159 },
+	{ "statx.name160", "statx(path)", "raw", body_statx, T_PATH,
+	  0, BASIC, 0, 1, 160 },
+	{ "statx.name4095", "statx(path)", "raw", body_statx, T_PATH,
+	  0, BASIC, 0, 1, 4095 },
+	{ "open.name159", "openat(path)+close", "raw", body_open_close, T_PATH,
+	  0, 0, 0, 1, 159 },
+	{ "open.name160", "openat(path)+close", "raw", body_open_close, T_PATH,
+	  0, 0, 0, 1, 160 },
+	{ "open.name4095", "openat(path)+close", "raw", body_open_close, T_PATH,
+	  0, 0, 0, 1, 4095 },
 
 	{ "glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH,
-	  0, 0, 1, 1 },
+	  0, 0, 1, 1, 0 },
 	{ "glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK,
-	  0, 0, 0, 1 },
+	  0, 0, 0, 1, 0 },
 	{ "glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD,
-	  0, 0, 1, 1 },
+	  0, 0, 1, 1, 0 },
 };
 
 const unsigned int bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);

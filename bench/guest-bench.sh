@@ -45,9 +45,18 @@ run_fs() {
 		"${extra[@]}"
 }
 
+# What one name costs in memory: the slab objects getname() takes (SLUB's
+# size per object, metadata included; filename_cache exists with patch 4).
+slab=()
+for cache in names_cache filename_cache; do
+	f=/sys/kernel/slab/$cache/slab_size
+	[ -r "$f" ] && slab+=(--env "slab_$cache=$(cat "$f")")
+done
+
 # The user-space calibration and the syscall floor need no file.
 "$BIN" --mode "$MODE" --variant "$VARIANT" --label floor --json "$OUTDIR/floor.json" \
-	--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC"
+	--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC" \
+	"${slab[@]}"
 
 run_fs ext4 ext4 /mnt/ext4/bench "" "netem_us=0"
 run_fs tmpfs tmpfs /mnt/tmpfs/bench "" "netem_us=0"

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <gnu/libc-version.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -240,6 +241,29 @@ static void make_files(const char *dir)
 		die("cannot make d1/d2/d3/link: %s", strerror(errno));
 }
 
+/*
+ * The file's name, "d1/d2/d3/file", made @len bytes long (the NUL not
+ * counted) with slashes after "d1": the same file, the same components to
+ * look up, and a name of the length under test (getname() copies it and,
+ * on Debian's config, zeroes the buffer it allocates for it).
+ */
+static char *padded_name(int len)
+{
+	const char *tail = "d2/d3/file";
+	int pad = len - 2 - (int)strlen(tail);
+	char *name;
+
+	if (pad < 1 || len > PATH_MAX)
+		die("cannot pad d1/d2/d3/file to %d bytes", len);
+	name = malloc(len + 1);
+	if (!name)
+		die("out of memory");
+	memcpy(name, "d1", 2);
+	memset(name + 2, '/', pad);
+	strcpy(name + 2 + pad, tail);
+	return name;
+}
+
 static void prepare(const struct bench_case *bc, struct bench_ctx *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -253,6 +277,8 @@ static void prepare(const struct bench_case *bc, struct bench_ctx *c)
 		break;
 	case T_PATH:
 		c->path = "d1/d2/d3/file";
+		if (bc->namelen)
+			c->path = c->namebuf = padded_name(bc->namelen);
 		break;
 	case T_SYMLINK:
 		c->path = "d1/d2/d3/link";
@@ -277,6 +303,7 @@ static void prepare(const struct bench_case *bc, struct bench_ctx *c)
 
 static void cleanup(struct bench_ctx *c)
 {
+	free(c->namebuf);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->opath_fd >= 0)

@@ -18,6 +18,7 @@
 struct bench_ctx {
 	int dfd;		/* directory or file descriptor the call uses */
 	const char *path;	/* name passed to the call (may be NULL) */
+	char *namebuf;		/* path, when prepare allocated it */
 	int flags;		/* AT_* flags */
 	unsigned int mask;	/* statx mask */
 	int fd;			/* descriptor of the file, for fstat */
@@ -45,6 +46,7 @@ struct bench_case {
 	unsigned int mask;
 	int quick;		/* part of QUICK=1 runs */
 	int needs_file;		/* skipped without --dir */
+	int namelen;		/* T_PATH: the name padded to this length */
 };
 
 extern const struct bench_case bench_cases[];

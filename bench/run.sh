@@ -22,7 +22,7 @@ while getopts q:t:m:o: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- stock patched
+[ $# -gt 0 ] || set -- stock series3 patched
 PY=/usr/bin/python3
 
 id=$(date -u +%Y%m%dT%H%M%SZ)-$MODE
@@ -46,7 +46,9 @@ for v in "$@"; do
 			"bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK" |
 			sed -u 's/^/  /'
 		grep -h '^case \|^harness\|^==' "$RUNDIR/guest/$tag/output" >"$RUNDIR/guest/$tag/cases.txt" || true
-		if [ "$TRACE" = 1 ] && [ -z "$a" ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
+		# Traces for the kernels users compare: stock and the whole series.
+		if [ "$TRACE" = 1 ] && [ -z "$a" ] && [ "$v" != series3 ] &&
+			[ -x "$ROOT/traces/guest-traces.sh" ]; then
 			echo "[bench] traces and profiles: $v"
 			"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 3000 -o "$RUNDIR/traces/$v" -- \
 				"traces/guest-traces.sh /mnt/io $v" | sed -u 's/^/  /' ||

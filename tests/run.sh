@@ -2,7 +2,7 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint kernels patches boot series traces bench gate analysis
+# Steps: lint kernels patches boot series names traces bench gate analysis
 # Prints one line per check and ends with "N passed, N failed".
 set -eu
 
@@ -53,7 +53,7 @@ patches() {
 
 kernels() {
 	step kernels
-	for v in stock patched; do
+	for v in stock patched debug; do
 		check "kernel $v builds" vm/kbuild.sh "$v"
 	done
 	check "kernel: make kernel with nothing to do rebuilds nothing" tests/kernel-noop.sh
@@ -87,6 +87,13 @@ traces() {
 		tests/guest/traces-test.sh
 }
 
+names() {
+	step names
+	check "names: mixed name lengths, renames and event switching under KASAN, KFENCE, lockdep (debug, audit=1): no splat" \
+		vm/run.sh -q -v debug -a audit=1 -t 2400 -o "$LOG/vm/names-debug" -- \
+		"tests/guest/names-stress.sh 20000 1"
+}
+
 bench() {
 	step bench
 	check "bench: harness refuses a setup that would lie" tests/bench-refusal.sh
@@ -108,7 +115,7 @@ analysis() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint kernels patches boot series traces bench gate analysis)
+[ ${#steps[@]} -gt 0 ] || steps=(lint kernels patches boot series names traces bench gate analysis)
 for s in "${steps[@]}"; do "$s"; done
 
 echo "# took $(($(date +%s) - T0)) s"

@@ -42,7 +42,7 @@ esac
 VARIANT=${1:?usage: kbuild.sh [--dir] VARIANT}
 VCONF=$ROOT/vm/variants/$VARIANT.conf
 [ -f "$VCONF" ] || die "no variant '$VARIANT' (have: $(cd "$ROOT/vm/variants" && echo *.conf | sed 's/\.conf//g'))"
-SERIES='' EXTRA_PATCHES='' FRAGMENTS=base
+SERIES='' SERIES_UPTO='' EXTRA_PATCHES='' FRAGMENTS=base
 # shellcheck source=/dev/null
 . "$VCONF"
 
@@ -75,10 +75,9 @@ patch_list() {
 		local dir
 		dir=$(dirname "$ROOT/$SERIES")
 		[ -f "$ROOT/$SERIES" ] || die "$SERIES missing"
-		sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/$SERIES" |
-			while read -r p; do
-				[ -n "$p" ] && echo "$dir/$p"
-			done
+		sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/$SERIES" |
+			head -n "${SERIES_UPTO:-1000000}" |
+			while read -r p; do echo "$dir/$p"; done
 	fi
 	for p in $EXTRA_PATCHES; do echo "$ROOT/$p"; done
 }

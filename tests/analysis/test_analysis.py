@@ -133,3 +133,43 @@ def test_scripts_have_help():
         out = subprocess.run([PY, str(ROOT / "analysis" / s), "--help"], capture_output=True,
                              text=True, check=True).stdout
         assert "usage" in out.lower()
+
+
+def _names(base, long_extra):
+    """Name-length cases: short names cost base, 160 bytes and up long_extra more."""
+    return [make_case("stat", base), make_case("stat.name159", base + 800),
+            make_case("stat.name160", base + 800 + long_extra),
+            make_case("stat.name4096", 9000.0, ret=-1, errno="ENAMETOOLONG")]
+
+
+def test_filename_section_checks_both_targets(doc):
+    doc["configs"] += [make_config("stock", "ext4", _names(7800.0, 0)),
+                       make_config("series3", "ext4", _names(7810.0, 0)),
+                       make_config("patched", "ext4", _names(3900.0, 0))]
+    # The name cases sit in configs of their own here; fold them into ext4.
+    for v in ("stock", "series3", "patched"):
+        cs = [c for c in doc["configs"] if c["variant"] == v and c["label"] == "ext4"
+              and not c["kernel_append"]]
+        for extra in cs[1:]:
+            names = {x["name"] for x in extra["cases"]}
+            cs[0]["cases"] = [x for x in cs[0]["cases"] if x["name"] not in names] + extra["cases"]
+            doc["configs"].remove(extra)
+    text = report.sec_filename(report.Report(doc))
+    assert "| case | stock | series3 | patched | patch 4 alone | series vs stock |" in text
+    assert "`stat` by path costs 50.0% of stock (target ≤ 55% on Debian's default: met)" in text
+    assert "cases more than 0.5% slower than stock: none (target none: met)" in text
+    assert "(ENAMETOOLONG)" in text
+    sr.case(doc, "patched", "ext4", "stat.name160")["median"] = 8700.0
+    text = report.sec_filename(report.Report(doc))
+    assert "`stat.name160` +1.16% (target none: **not met**)" in text
+
+
+def test_patch_numbers_measure_each_patch_on_its_own_base(doc):
+    import patch_numbers
+    doc["configs"].append(make_config("series3", "ext4", [make_case("stat", 7680.0),
+                                                           make_case("fstat", 1150.0)]))
+    text = patch_numbers.block(doc, patch_numbers.BLOCKS["@@COST_P1@@"])
+    assert "stock" in text and "1-3" in text and "7669" in text and "7680" in text
+    assert "patches 1-3 applied" in text
+    text = patch_numbers.block(doc, patch_numbers.BLOCKS["@@COST_P4@@"])
+    assert "7680" in text and "7671" in text and "patches 1-3 before, 1-4 after" in text

@@ -15,11 +15,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -521,6 +523,125 @@ TEST_F(fs, events_on_failing_calls)
 	}
 	unlink(inner);
 	rmdir(denied);
+}
+
+/*
+ * Name lengths (patch 4).  A name of @len bytes (the NUL not counted) for
+ * @file: its directory, then slashes, then "file", written at @buf.  The
+ * lengths around both of getname()'s limits are tested on every kernel, as
+ * the behaviour must not change: patch 4 keeps names of up to 159 bytes in
+ * its 192-byte struct filename; stock 6.1 embeds names of up to 4063 bytes
+ * in a PATH_MAX buffer; PATH_MAX - 1 is the longest name there is.
+ */
+static int pad_name(char *buf, size_t size, const char *dir, size_t len)
+{
+	size_t d = strlen(dir), f = strlen("/file");
+
+	if (len < d + f || len >= size)
+		return -1;
+	memcpy(buf, dir, d);
+	memset(buf + d, '/', len - d - f);
+	memcpy(buf + len - f, "/file", f + 1);
+	return 0;
+}
+
+static void expect_name_reaches(struct __test_metadata *_metadata,
+				const char *name, const struct stat *want)
+{
+	size_t len = strlen(name);
+	struct statx stx;
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(0, sys_newfstatat(AT_FDCWD, name, &st, 0))
+		TH_LOG("stat, name of %zu bytes: %s", len, strerror(errno));
+	EXPECT_EQ(want->st_ino, st.st_ino);
+	EXPECT_EQ(want->st_dev, st.st_dev);
+	ASSERT_EQ(0, sys_statx(AT_FDCWD, name, 0, STATX_INO, &stx))
+		TH_LOG("statx, name of %zu bytes: %s", len, strerror(errno));
+	EXPECT_EQ(want->st_ino, stx.stx_ino);
+	fd = open(name, O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("open, name of %zu bytes: %s", len, strerror(errno));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(want->st_ino, st.st_ino);
+	close(fd);
+}
+
+static void expect_name_fails(struct __test_metadata *_metadata,
+			      const char *name, int err)
+{
+	struct statx stx;
+	struct stat st;
+
+	errno = 0;
+	EXPECT_EQ(-1, sys_newfstatat(AT_FDCWD, name, &st, 0));
+	EXPECT_EQ(err, errno);
+	errno = 0;
+	EXPECT_EQ(-1, sys_statx(AT_FDCWD, name, 0, STATX_INO, &stx));
+	EXPECT_EQ(err, errno);
+	errno = 0;
+	EXPECT_EQ(-1, open(name, O_RDONLY));
+	EXPECT_EQ(err, errno);
+}
+
+TEST_F(fs, names_of_every_length_reach_the_file)
+{
+	static const size_t lens[] = { 158, 159, 160, 161, 191, 192, 1024,
+				       4062, 4063, 4064, 4065, PATH_MAX - 1 };
+	static char name[PATH_MAX + 2];
+	struct stat want;
+	unsigned int i;
+
+	ASSERT_EQ(0, fstat(self->fd, &want));
+	expect_name_reaches(_metadata, self->file, &want);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		ASSERT_EQ(0, pad_name(name, sizeof(name), self->dir, lens[i]));
+		ASSERT_EQ(lens[i], strlen(name));
+		expect_name_reaches(_metadata, name, &want);
+	}
+}
+
+TEST_F(fs, name_of_path_max_bytes_is_enametoolong)
+{
+	static char name[PATH_MAX + 512];
+
+	ASSERT_EQ(0, pad_name(name, sizeof(name), self->dir, PATH_MAX));
+	expect_name_fails(_metadata, name, ENAMETOOLONG);
+	ASSERT_EQ(0, pad_name(name, sizeof(name), self->dir, PATH_MAX + 100));
+	expect_name_fails(_metadata, name, ENAMETOOLONG);
+}
+
+/*
+ * A name whose bytes run into an unmapped page, at either side of the
+ * small object's end and in the long copy: -EFAULT, as on stock.  The same
+ * name with its NUL as the mapping's last byte works.
+ */
+TEST_F(fs, name_running_into_unmapped_page_is_efault)
+{
+	static const size_t lens[] = { 100, 159, 160, 161, 300, 2000 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat want;
+	unsigned int i;
+	char *map;
+
+	ASSERT_EQ(0, fstat(self->fd, &want));
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_NONE));
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		char *name = map + page - lens[i];
+
+		/* lens[i] bytes, no NUL before the unmapped page. */
+		memset(name, '/', lens[i]);
+		expect_name_fails(_metadata, name, EFAULT);
+		/* The same bytes, the last one a NUL: a name of lens[i] - 1. */
+		if (lens[i] - 1 < strlen(self->file))
+			continue;
+		ASSERT_EQ(0, pad_name(name, lens[i] + 1, self->dir, lens[i] - 1));
+		expect_name_reaches(_metadata, name, &want);
+	}
+	munmap(map, 2 * page);
 }
 
 TEST_HARNESS_MAIN
