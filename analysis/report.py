@@ -195,14 +195,14 @@ def sec_series(r):
                               f"({pct(b, a)}; target ≤ +0.5%: {met((b - a) / a <= 0.005)})")
         if fst and r.v(p, "ext4", "fstatat.empty"):
             e = r.v(p, "ext4", "fstatat.empty")
-            checks.append(f"patched `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
+            checks.append(f"{p3} `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
                           f"from raw `fstat` (target within 2%: {met(abs(e - fst) / fst <= 0.02)})")
         if fst and copy is not None:
             for name in ("statx.fd.null", "statx.fd.empty"):
                 x = r.v(p, "ext4", name)
                 if x:
                     want = fst + copy
-                    checks.append(f"patched `{name}` is {pct(x, want)} from raw `fstat` "
+                    checks.append(f"{p3} `{name}` is {pct(x, want)} from raw `fstat` "
                                   f"plus the copy-out difference {copy:,.0f} "
                                   f"(target within 2%: {met(abs(x - want) / want <= 0.02)})")
         out += ["- " + c for c in checks] + [""]
@@ -437,6 +437,27 @@ def figures(r, outdir, prefix=""):
             ax.set_title(s.replace("stock", "stock vs patched") or "default", fontsize=10)
         fig.suptitle(f"The patch series on ext4 ({mode_note})", fontsize=11)
         save(fig, "series")
+
+    # Patch 4: stat() by name length, one line per boot.
+    lens = [(13, "stat"), (159, "stat.name159"), (160, "stat.name160"),
+            (1024, "stat.name1024"), (4095, "stat.name4095")]
+    lines = [b for b in r.boots if r.v(b, "ext4", "stat.name160") is not None]
+    if lines:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for b in lines:
+            ax.plot([n for n, _ in lens], [r.v(b, "ext4", c) for _, c in lens],
+                    marker="o", linestyle="--" if IOA0 in b else "-", label=b)
+        ax.set_xscale("log")
+        ax.set_xticks([n for n, _ in lens])
+        ax.set_xticklabels(["13", "159", "", "1024", "4095"], fontsize=8)
+        ax.axvline(159.5, color="grey", linewidth=0.8)
+        ax.text(165, ax.get_ylim()[1] * 0.95, "160: patch 4's small object is full",
+                fontsize=7, va="top")
+        ax.set_xlabel("name length in bytes (d1/d2/d3/file padded with slashes)", fontsize=8)
+        ax.set_ylabel(r.unit + " per stat()", fontsize=8)
+        ax.legend(fontsize=7)
+        fig.suptitle(f"stat() on ext4 by name length ({mode_note})", fontsize=11)
+        save(fig, "filename")
 
     nfs = [x for x in r.labels if x.startswith("nfs")]
     if nfs:

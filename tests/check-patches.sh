@@ -1,7 +1,8 @@
 #!/bin/bash
 # check-patches.sh - the series applies in order to a fresh linux-source-6.1,
-# every patch is checkpatch --strict clean, and every prefix of the series
-# compiles fs/stat.o with the kernel's own flags (each patch builds alone).
+# every patch is checkpatch --strict clean, and with every prefix of the
+# series each C file it touches compiles with the kernel's own flags (each
+# patch builds alone).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC=$("$ROOT/vm/kbuild.sh" --src stock)
@@ -21,15 +22,20 @@ for f in $files fs/internal.h fs/mount.h; do
 	fi
 done
 
-# fs/stat.o's compile command, from the built stock tree, pointed at $work.
-cmd=
-if [ -f "$TREE/fs/.stat.o.cmd" ]; then
-	cmd=$(sed -n 's/^savedcmd_fs\/stat.o := //p; s/^cmd_fs\/stat.o := //p' "$TREE/fs/.stat.o.cmd" | head -1)
+# A C file's compile command, from the built tree's .cmd file, pointed at
+# $work: the kernel's own flags, the series' copies of the files.
+compile_cmd() { # compile_cmd fs/stat.c
+	local c=$1 o=${1%.c}.o cmdfile cmd
+	cmdfile=$TREE/$(dirname "$c")/.$(basename "$o").cmd
+	[ -f "$cmdfile" ] || return 1
+	cmd=$(sed -n "s|^savedcmd_$o := ||p; s|^cmd_$o := ||p" "$cmdfile" | head -1)
 	cmd=${cmd%%;*} # the compiler only, not objtool after it
-	cmd=${cmd/-Wp,-MMD,fs\/.stat.o.d/}
+	cmd=${cmd/-Wp,-MMD,$(dirname "$c")\/.$(basename "$o").d/}
 	cmd=${cmd/-nostdinc/-nostdinc -I$work/include}
-	cmd=${cmd/ -c -o fs\/stat.o fs\/stat.c/}
-fi
+	cmd=${cmd/ -c -o $o $c/}
+	echo "$cmd"
+}
+csrcs=$(echo "$files" | grep '\.c$' || true)
 
 rc=0
 i=0
@@ -50,17 +56,20 @@ for p in "${series[@]}"; do
 		echo "FAIL: $p still has a placeholder for its measured numbers"
 		rc=1
 	fi
-	if [ -n "$cmd" ]; then
-		if (cd "$TREE" && eval "$cmd -c -o $work/stat.o $work/fs/stat.c") >"$work/cc.log" 2>&1; then
-			echo "compiles: fs/stat.o with patches 1..$i"
+	# Every C file the series touches, patched so far or not yet.
+	for c in $csrcs; do
+		if ! cmd=$(compile_cmd "$c"); then
+			echo "FAIL: no built stock tree to take ${c%.c}.o's flags from"
+			rc=1
+			continue
+		fi
+		if (cd "$TREE" && eval "$cmd -c -o $work/cc.o $work/$c") >"$work/cc.log" 2>&1; then
+			echo "compiles: ${c%.c}.o with patches 1..$i"
 		else
 			cat "$work/cc.log"
-			echo "FAIL: fs/stat.o does not compile with patches 1..$i"
+			echo "FAIL: ${c%.c}.o does not compile with patches 1..$i"
 			rc=1
 		fi
-	else
-		echo "FAIL: no built stock tree to take fs/stat.o's flags from"
-		rc=1
-	fi
+	done
 done
 exit $rc

@@ -91,7 +91,9 @@ names() {
 	step names
 	check "names: mixed name lengths, renames and event switching under KASAN, KFENCE, lockdep (debug, audit=1): no splat" \
 		vm/run.sh -q -v debug -a audit=1 -t 2400 -o "$LOG/vm/names-debug" -- \
-		"tests/guest/names-stress.sh 20000 1"
+		"tests/guest/names-stress.sh 5000 1"
+	check "names: a KASAN report in the kernel log fails the stress run" \
+		tests/names-inject.sh "$LOG/vm/names-inject"
 }
 
 bench() {
