@@ -31,8 +31,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <gnu/libc-version.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
