@@ -18,10 +18,11 @@ THRESHOLD ?= 0.5
 RUN ?= results/latest
 CQUICK ?= 1
 LABELS ?= ext4,tmpfs
+FUZZ ?= 100000
 PY := /usr/bin/python3
 
 .PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference \
-	compare test clean help
+	compare conformance test clean help
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -77,6 +78,12 @@ compare: deps bench-bin
 	@vm/kbuild.sh $(BASE)
 	@vm/kbuild.sh $(NEW)
 	@bench/compare.sh -b $(BASE) -n $(NEW) -x $(THRESHOLD) -m $(MODE) -q $(CQUICK) -l $(LABELS)
+
+## make conformance [VARIANT=v] [FUZZ=100000]   the statx conformance suite
+##                            in a guest (TAP; fails when a test fails)
+conformance: kernel bench-bin
+	@set -o pipefail; vm/run.sh -v $(VARIANT) -t 2400 -o results/conformance-$(VARIANT) -- \
+		'tests/guest/conformance.sh $(FUZZ)' | sed -n '/^TAP version/,/^# Totals/p'
 
 ## make test                  everything CI checks
 test: deps

@@ -2,7 +2,8 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint kernels patches boot series names traces bench gate analysis
+# Steps: lint kernels patches boot series conformance names traces bench
+#        gate analysis
 # Prints one line per check and ends with "N passed, N failed".
 set -eu
 
@@ -81,6 +82,17 @@ series() {
 		tests/series-diff.sh "$LOG/vm"
 }
 
+conformance() {
+	step conformance
+	for v in stock patched; do
+		vm "conformance suite on $v (ext4, tmpfs, NFS v3, v4.2; fuzz of 100000 calls, NFS 10000)" \
+			"conformance-$v" "$v" tests/guest/conformance.sh
+	done
+	check "conformance: stock and patched differ only where the series intends" \
+		$PY analysis/conformance.py --diff "$LOG/vm/conformance-stock/output" \
+		"$LOG/vm/conformance-patched/output"
+}
+
 traces() {
 	step traces
 	vm "traces: every bpftrace script counts N events for N calls" traces-patched patched \
@@ -117,7 +129,7 @@ analysis() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(lint kernels patches boot series names traces bench gate analysis)
+[ ${#steps[@]} -gt 0 ] || steps=(lint kernels patches boot series conformance names traces bench gate analysis)
 for s in "${steps[@]}"; do "$s"; done
 
 echo "# took $(($(date +%s) - T0)) s"

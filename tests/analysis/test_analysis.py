@@ -173,3 +173,51 @@ def test_patch_numbers_measure_each_patch_on_its_own_base(doc):
     assert "patches 1-3 applied" in text
     text = patch_numbers.block(doc, patch_numbers.BLOCKS["@@COST_P4@@"])
     assert "7680" in text and "7671" in text and "patches 1-3 before, 1-4 after" in text
+
+
+def _tap(tests, fuzz_ok, efault, enoent=10, masks="0x17ff"):
+    """kselftest_harness TAP as tests/guest/conformance.sh prints it."""
+    lines = ["TAP version 13", f"1..{len(tests)}"]
+    for i, (name, status) in enumerate(tests, 1):
+        lines.append(f"#  RUN           {name} ...")
+        if name.endswith("mask_per_requested_bit"):
+            lines.append(f"# statx-mask {name.split('.')[1]} 0x1 {masks}")
+        if name.endswith("fuzz"):
+            lines.append(f"# fuzz: {name.split('.')[1]} 100 calls, {fuzz_ok} succeeded; "
+                         f"EBADF 5 EFAULT {efault} EINVAL 7 ENOENT {enoent} ENOTDIR 3 "
+                         "ENAMETOOLONG 1 ELOOP 2")
+        if status == "skip":
+            lines.append(f"ok {i} # SKIP not on this fs")
+        else:
+            lines.append(f"{'ok' if status == 'pass' else 'not ok'} {i} {name}")
+    return "\n".join(lines) + "\n"
+
+
+TESTS = [("conf.ext4.mask_per_requested_bit", "pass"), ("conf.ext4.fuzz", "pass"),
+         ("conf.nfs3.attributes_from_inode_flags", "skip"), ("global.dioalign_block_device", "pass")]
+
+
+def test_conformance_parse_counts_per_fs():
+    import conformance
+    r = conformance.parse(_tap(TESTS, 20, 30))
+    assert r["by_fs"]["ext4"] == {"pass": 2, "fail": 0, "skip": 0}
+    assert r["by_fs"]["nfs3"]["skip"] == 1 and r["by_fs"]["any"]["pass"] == 1
+    assert r["fuzz"]["ext4"] == {"calls": 100, "ok": 20, "errno": {
+        "EBADF": 5, "EFAULT": 30, "EINVAL": 7, "ENOENT": 10, "ENOTDIR": 3,
+        "ENAMETOOLONG": 1, "ELOOP": 2}}
+    assert r["masks"]["ext4"]["0x1"] == "0x17ff"
+
+
+@pytest.mark.parametrize("patched, ok", [
+    (_tap(TESTS, 25, 25), True),                      # EFAULTs became successes
+    (_tap(TESTS, 20, 30), True),                      # nothing changed
+    (_tap(TESTS, 25, 25, enoent=11), False),          # a name error changed
+    (_tap(TESTS, 19, 31), False),                     # fewer successes
+    (_tap(TESTS[:1] + [("conf.ext4.fuzz", "fail")] + TESTS[2:], 25, 25), False),
+    (_tap(TESTS[:3], 25, 25), False),                 # a test went missing
+    (_tap(TESTS, 25, 25, masks="0x7ff"), False),      # a mask answer changed
+])
+def test_conformance_diff_allows_only_the_null_name(patched, ok):
+    import conformance
+    stock = conformance.parse(_tap(TESTS, 20, 30))
+    assert (conformance.diff(stock, conformance.parse(patched)) == []) == ok

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""The conformance suite's TAP output: counts, masks, fuzz, and the check
+that stock and patched differ only where the series means them to.
+
+usage: conformance.py OUTPUT                      summary of one run (JSON)
+       conformance.py --diff STOCK PATCHED        exit 1 on a difference
+                                                  the series does not intend
+
+OUTPUT is what tests/guest/conformance.sh printed (kselftest_harness TAP).
+Test names are conf.<fs>.<test> (global.<test> for fs-independent ones).
+The series intends one difference: statx(fd, NULL, AT_EMPTY_PATH) works,
+so in the fuzz run some EFAULTs become successes (or the descriptor's own
+error); everything else must be the same, test by test and count by count.
+"""
+import argparse
+import json
+import re
+import sys
+
+FUZZ = re.compile(r"# fuzz: (\S+) (\d+) calls, (\d+) succeeded; (.*)")
+MASK = re.compile(r"# statx-mask (\S+) (0x[0-9a-f]+) (0x[0-9a-f]+)")
+
+
+def parse(text):
+    """{"tests": {name: ok|fail|skip}, "by_fs": {fs: {pass, fail, skip}},
+    "masks": {fs: {asked: got}}, "fuzz": {fs: {...}}, "totals": {...}}"""
+    tests, current, masks, fuzz = {}, None, {}, {}
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"#\s+RUN\s+(\S+) \.\.\.", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.match(r"(ok|not ok) \d+ (.*)", line)
+        if m and current:
+            if m.group(2).startswith("# SKIP"):
+                tests[current] = "skip"
+            else:
+                tests[current] = "pass" if m.group(1) == "ok" else "fail"
+            current = None
+            continue
+        m = MASK.match(line)
+        if m:
+            masks.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
+            continue
+        m = FUZZ.match(line)
+        if m:
+            counts = {k: int(v) for k, v in re.findall(r"(E[A-Z]+) (\d+)", m.group(4))}
+            fuzz[m.group(1)] = {"calls": int(m.group(2)), "ok": int(m.group(3)),
+                                "errno": counts}
+    by_fs = {}
+    for name, status in tests.items():
+        parts = name.split(".")
+        fs = parts[1] if parts[0] == "conf" and len(parts) == 3 else "any"
+        by_fs.setdefault(fs, {"pass": 0, "fail": 0, "skip": 0})[status] += 1
+    totals = {k: sum(v[k] for v in by_fs.values()) for k in ("pass", "fail", "skip")}
+    return {"tests": tests, "by_fs": by_fs, "masks": masks, "fuzz": fuzz,
+            "totals": totals}
+
+
+def diff(stock, patched):
+    """The differences the series does not intend, as lines (none: OK)."""
+    bad = []
+    if not stock["tests"] or not patched["tests"]:
+        return ["no TAP results"]
+    if set(stock["tests"]) != set(patched["tests"]):
+        bad.append(f"different tests: {sorted(set(stock['tests']) ^ set(patched['tests']))}")
+    for name in sorted(set(stock["tests"]) & set(patched["tests"])):
+        s, p = stock["tests"][name], patched["tests"][name]
+        if s != p or p == "fail":
+            bad.append(f"{name}: stock {s}, patched {p}")
+    if stock["masks"] != patched["masks"]:
+        bad.append("statx-mask lines differ")
+    for fs in sorted(set(stock["fuzz"]) | set(patched["fuzz"])):
+        s, p = stock["fuzz"].get(fs), patched["fuzz"].get(fs)
+        if not s or not p or s["calls"] != p["calls"]:
+            bad.append(f"fuzz {fs}: not the same calls")
+            continue
+        # Flag and name errors cannot change; EFAULT can only become a
+        # success or the descriptor's own error.
+        for e in ("EINVAL", "ENOENT", "ENOTDIR", "ENAMETOOLONG", "ELOOP"):
+            if s["errno"].get(e) != p["errno"].get(e):
+                bad.append(f"fuzz {fs}: {e} {s['errno'].get(e)} -> {p['errno'].get(e)}")
+        if p["errno"].get("EFAULT", 0) > s["errno"].get("EFAULT", 0):
+            bad.append(f"fuzz {fs}: more EFAULT with the series")
+        if p["ok"] < s["ok"]:
+            bad.append(f"fuzz {fs}: fewer successes with the series")
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("output", nargs="+")
+    ap.add_argument("--diff", action="store_true")
+    a = ap.parse_args()
+    runs = [parse(open(p, errors="replace").read()) for p in a.output]
+    if not a.diff:
+        json.dump(runs[0], sys.stdout, indent=1)
+        print()
+        return
+    if len(runs) != 2:
+        sys.exit("--diff takes STOCK and PATCHED")
+    stock, patched = runs
+    for fs in sorted(patched["by_fs"]):
+        s, p = stock["by_fs"].get(fs, {}), patched["by_fs"][fs]
+        print(f"{fs:6} stock {s.get('pass', 0)}/{s.get('fail', 0)}/{s.get('skip', 0)}"
+              f"  patched {p['pass']}/{p['fail']}/{p['skip']}  (pass/fail/skip)")
+    for fs in sorted(patched["fuzz"]):
+        print(f"fuzz {fs}: stock {stock['fuzz'].get(fs, {}).get('ok')} ok, "
+              f"patched {patched['fuzz'][fs]['ok']} ok of {patched['fuzz'][fs]['calls']}")
+    bad = diff(stock, patched)
+    for line in bad:
+        print("unintended:", line)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
