@@ -22,9 +22,10 @@ MASK = re.compile(r"# statx-mask (\S+) (0x[0-9a-f]+) (0x[0-9a-f]+)")
 
 
 def parse(text):
-    """{"tests": {name: ok|fail|skip}, "by_fs": {fs: {pass, fail, skip}},
+    """{"tests": {name: pass|fail|skip}, "skips": {name: reason},
+    "by_fs": {fs: {pass, fail, skip}},
     "masks": {fs: {asked: got}}, "fuzz": {fs: {...}}, "totals": {...}}"""
-    tests, current, masks, fuzz = {}, None, {}, {}
+    tests, skips, current, masks, fuzz = {}, {}, None, {}, {}
     for line in text.splitlines():
         line = line.strip()
         m = re.match(r"#\s+RUN\s+(\S+) \.\.\.", line)
@@ -35,6 +36,7 @@ def parse(text):
         if m and current:
             if m.group(2).startswith("# SKIP"):
                 tests[current] = "skip"
+                skips[current] = m.group(2)[len("# SKIP"):].strip()
             else:
                 tests[current] = "pass" if m.group(1) == "ok" else "fail"
             current = None
@@ -54,8 +56,8 @@ def parse(text):
         fs = parts[1] if parts[0] == "conf" and len(parts) == 3 else "any"
         by_fs.setdefault(fs, {"pass": 0, "fail": 0, "skip": 0})[status] += 1
     totals = {k: sum(v[k] for v in by_fs.values()) for k in ("pass", "fail", "skip")}
-    return {"tests": tests, "by_fs": by_fs, "masks": masks, "fuzz": fuzz,
-            "totals": totals}
+    return {"tests": tests, "skips": skips, "by_fs": by_fs, "masks": masks,
+            "fuzz": fuzz, "totals": totals}
 
 
 def diff(stock, patched):

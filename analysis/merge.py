@@ -5,7 +5,8 @@ usage: merge.py RUNDIR [-o FILE]
 
 RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
 raw/<label>.json from the harness) and traces/<variant>/ (probes/*.json
-from the probe-overhead study, labelled probe.<kind>); the merged file
+from the probe-overhead study, labelled probe.<kind>) and
+conformance/<variant>/output (tests/guest/conformance.sh); the merged file
 follows the schema in bench/SCHEMA.md.
 """
 import argparse
@@ -14,6 +15,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import conformance  # noqa: E402
 import statx_results  # noqa: E402
 
 
@@ -58,6 +60,10 @@ def merge(rundir):
             })
     if not configs:
         sys.exit(f"merge.py: no results under {rundir}/guest")
+    # The conformance suite's runs (bench/run.sh: conformance/<variant>/).
+    conf = {}
+    for out in sorted(rundir.glob("conformance/*/output")):
+        conf[out.parent.name] = conformance.parse(out.read_text(errors="replace"))
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
@@ -65,6 +71,8 @@ def merge(rundir):
         "mode": modes.pop() if len(modes) == 1 else "mixed",
         "configs": configs,
     }
+    if conf:
+        doc["conformance"] = conf
     statx_results.validate(doc)
     return doc
 

@@ -7,6 +7,7 @@
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
 #   -m     cost (default) or time
 # Without -q 1 each variant also boots with init_on_alloc=0.
+# Then the conformance suite on each variant but series3.
 # Results: results/<run-id>/ (results/latest points at the newest).
 set -eu -o pipefail
 
@@ -55,6 +56,17 @@ for v in "$@"; do
 				echo "[bench] WARNING: traces for $v failed: $RUNDIR/traces/$v/output"
 		fi
 	done
+done
+
+# The conformance suite on the kernels users compare: pass/fail/skip
+# counts go into results.json (tests/guest/conformance.sh).
+for v in "$@"; do
+	[ "$v" = series3 ] && continue
+	echo "[bench] conformance suite: $v"
+	"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 2400 -o "$RUNDIR/conformance/$v" -- \
+		tests/guest/conformance.sh >/dev/null ||
+		echo "[bench] WARNING: conformance failures on $v: $RUNDIR/conformance/$v/output"
+	grep -E '^# (Totals|FAILED)|^not ok' "$RUNDIR/conformance/$v/output" | sed 's/^/  /' || true
 done
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"

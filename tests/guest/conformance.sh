@@ -19,6 +19,12 @@ mountpoint -q "$sub" || mount -t tmpfs -o size=16m automnt "$sub"
 touch "$sub/.automount-test"
 exportfs -o rw,no_root_squash,no_subtree_check,fsid=0,crossmnt "127.0.0.1:$EXPORT"
 exportfs -o rw,no_root_squash,no_subtree_check,fsid=77 "127.0.0.1:$sub"
+# kafs, where the kernel has it (VARIANT=afs): a dynroot with one cell.
+if [ -e /proc/fs/afs/cells ]; then
+	mkdir -p /mnt/afs
+	echo "add statx.test 127.0.0.1" >/proc/fs/afs/cells
+	mount -t afs none /mnt/afs -o dyn
+fi
 mount_nfs 3 /mnt/nfs3
 mount_nfs 4.2 /mnt/nfs4
 echo "guest: $(uname -r); $(for m in /mnt/ext4 /mnt/tmpfs /mnt/nfs3 /mnt/nfs4; do

@@ -520,6 +520,41 @@ TEST(dioalign_block_device)
 	EXPECT_EQ(0, memcmp(&byname, &byfd, sizeof(byname)));
 }
 
+/*
+ * The seed's AFS patch: a kafs dynroot cell directory is an automount
+ * point; with AT_NO_AUTOMOUNT statx reports it as one (and does not try
+ * to reach the cell's servers).  Needs a kernel with kafs (VARIANT=afs);
+ * conformance.sh mounts the dynroot on AFS_DYNROOT and adds the cell.
+ */
+#define AFS_DYNROOT "/mnt/afs"
+#define AFS_CELL "statx.test"
+
+TEST(afs_dynroot_cell_is_automount_point)
+{
+	static const unsigned int masks[] = { 0, STATX_BASIC_STATS, STATX_ALL };
+	struct statfs sf;
+	struct statx x;
+	unsigned int i;
+
+	if (statfs(AFS_DYNROOT, &sf) || sf.f_type != 0x6B414653)
+		SKIP(return, "no kafs dynroot on %s (a kernel without CONFIG_AFS_FS; "
+		     "make conformance VARIANT=afs)", AFS_DYNROOT);
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		memset(&x, 0, sizeof(x));
+		ASSERT_EQ(0, sys_statx(AT_FDCWD, AFS_DYNROOT "/" AFS_CELL, AT_NO_AUTOMOUNT,
+				       masks[i], &x));
+		note("statx-mask afs 0x%x 0x%x\n", masks[i], x.stx_mask);
+		EXPECT_TRUE(S_ISDIR(x.stx_mode));
+		EXPECT_TRUE(x.stx_attributes & STATX_ATTR_AUTOMOUNT);
+		EXPECT_TRUE(x.stx_attributes_mask & STATX_ATTR_AUTOMOUNT);
+		EXPECT_EQ(STATX_BASIC_STATS, x.stx_mask & STATX_BASIC_STATS);
+	}
+	/* The dynroot itself is a mount root, not an automount point. */
+	ASSERT_EQ(0, sys_statx(AT_FDCWD, AFS_DYNROOT, AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &x));
+	EXPECT_TRUE(x.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	EXPECT_FALSE(x.stx_attributes & STATX_ATTR_AUTOMOUNT);
+}
+
 TEST_F(conf, flag_symlink_nofollow)
 {
 	struct statx f, n, t;
