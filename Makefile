@@ -39,6 +39,7 @@ kernels: deps
 	@vm/kbuild.sh stock
 	@vm/kbuild.sh series3
 	@vm/kbuild.sh patched
+	@$(if $(filter 1,$(TRACE)),vm/kbuild.sh btf,true)
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
 vm-run: kernel bench-bin

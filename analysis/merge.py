@@ -6,7 +6,8 @@ usage: merge.py RUNDIR [-o FILE]
 RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
 raw/<label>.json from the harness) and traces/<variant>/ (probes/*.json
 from the probe-overhead study, labelled probe.<kind>) and
-conformance/<variant>/output (tests/guest/conformance.sh); the merged file
+conformance/<variant>/output (tests/guest/conformance.sh) and
+scale/<variant>/ (bench/guest-scale.sh); the merged file
 follows the schema in bench/SCHEMA.md.
 """
 import argparse
@@ -16,6 +17,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import conformance  # noqa: E402
+import scale  # noqa: E402
 import statx_results  # noqa: E402
 
 
@@ -64,6 +66,9 @@ def merge(rundir):
     conf = {}
     for out in sorted(rundir.glob("conformance/*/output")):
         conf[out.parent.name] = conformance.parse(out.read_text(errors="replace"))
+    # The scaling study (bench/guest-scale.sh: scale/<variant>/).
+    scale_dirs = sorted(d for d in rundir.glob("scale/*") if list(d.glob("scale-*.json")))
+    scale_runs = [scale.for_results(r) for r in scale.load(scale_dirs)] if scale_dirs else []
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
@@ -73,6 +78,8 @@ def merge(rundir):
     }
     if conf:
         doc["conformance"] = conf
+    if scale_runs:
+        doc["scale"] = scale_runs
     statx_results.validate(doc)
     return doc
 

@@ -21,6 +21,7 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import scale  # noqa: E402
 import statx_results as sr  # noqa: E402
 
 FS_LABELS = ["ext4", "tmpfs", "nfs3", "nfs4", "nfs3.actimeo0", "nfs4.actimeo0"]
@@ -236,7 +237,7 @@ def sec_nfs(r):
                       "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
 
 
-PROBES = ["none", "tracepoint", "rawtracepoint", "kprobe", "kretprobe", "fentry", "fexit"]
+PROBES = ["tracepoint", "raw_tp", "kprobe", "kretprobe", "fentry", "fexit"]
 
 
 def sec_conformance(r):
@@ -305,23 +306,66 @@ def sec_conformance(r):
     return "\n".join(out)
 
 
+DIRTY_CASES = ["dirty.stat", "dirty.fstat", "dirty.statx.BASIC_STATS", "dirty.statx.MTIME",
+               "dirty.statx.SIZE", "dirty.statx.TYPE|MODE",
+               "dirty.statx.BASIC_STATS.DONT_SYNC"]
+
+
+def sec_dirty(r):
+    boot = "patched" if "patched" in r.boots else r.boots[-1]
+    labels = [lb for lb in r.labels if r.case(boot, lb, "dirty.write")]
+    if not labels:
+        return "No dirty-page cases in these results.\n"
+    out = [f"A writer's stat: each call dirties one 4 KiB page of a file (pwrite) and then "
+           f"asks; the table gives the call's cost beyond `dirty.write` (the pwrite "
+           f"alone), {r.unit} per call, on {boot}, with the NFS WRITE RPCs and bytes "
+           "written to the server per call.  On NFS a wait for the server or a "
+           "writeback timer shows in cost mode as the clock jumping to the next timer "
+           "deadline, so these NFS figures are not pure instruction counts.", ""]
+    rows = []
+    for lb in labels:
+        w = r.v(boot, lb, "dirty.write")
+        for n in DIRTY_CASES:
+            c = r.case(boot, lb, n)
+            if not c:
+                continue
+            ops = c.get("nfs_ops_per_call") or {}
+            rows.append([lb, n.replace("dirty.", ""), fmt(w), fmt(c["median"] - w),
+                         f"{ops['WRITE']:.2f}" if "WRITE" in ops else "-",
+                         fmt(ops["WRITE_BYTES"]) if "WRITE_BYTES" in ops else "-"])
+    out += [md_table(["config", "call after the write", "pwrite alone", "call beyond it",
+                      "WRITE RPCs", "bytes written"], rows)]
+    return "\n".join(out) + "\n"
+
+
+def sec_scaling(r):
+    runs = scale.from_results(r.doc)
+    if not runs:
+        return "No scaling study in these results (bench/run.sh runs it).\n"
+    text = scale.markdown(runs)
+    return text.split("\n", 2)[2] if text.startswith("## ") else text
+
+
 def sec_probes(r):
     out = []
     for boot in [b for b in r.boots if IOA0 not in b]:
         base = r.v(boot, "probe.none", "stat")
         if base is None:
             continue
-        rows = []
+
+        def cells(label):
+            x = r.v(boot, label, "stat")
+            return ["–", "–"] if x is None else [fmt(x), f"{x - base:+,.0f}"]
+        rows = [["none", fmt(base), "–", fmt(base), "–"]]
         for p in PROBES:
-            x = r.v(boot, f"probe.{p}", "stat")
-            if x is None:
-                rows.append([p, "not run (see the note below)", "–"])
-                continue
-            rows.append([p, fmt(x), "–" if p == "none" else f"{x - base:+,.0f}"])
-        out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, "
-                "each probe counting hits into a bpftrace map:", "",
-                md_table(["probe on the getattr path", "stat() " + r.unit,
-                          "cost of one hit"], rows), ""]
+            bt = cells(f"probe.{p}") if p != "raw_tp" else ["no such probe in bpftrace 0.17", "–"]
+            rows.append([p] + bt + cells(f"probe.bpf.{p}"))
+        out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
+                "per call and the cost of one hit; \"bpftrace\" counts with `@n = count()`, "
+                "\"probe-count\" with traces/probe_count.c's eight BPF instructions at "
+                "every attach point (– : not run on this kernel):", "",
+                md_table(["attach point", "bpftrace: stat()", "one hit",
+                          "probe-count: stat()", "one hit"], rows), ""]
     return "\n".join(out).rstrip() or "No probe study in this run (TRACE=0)."
 
 
@@ -368,14 +412,27 @@ def sec_findings(r):
             out.append(f"- **NFS ({label}, {p}):** stat() {fmt(st['median'])} with {g(st):.2f} GETATTR "
                        f"per call; statx(SIZE) {fmt(sz['median'])} with {g(sz):.2f}; statx(DONT_SYNC) "
                        f"{fmt(ds['median'])} with {g(ds):.2f}.")
+    for label in ("nfs3", "nfs4"):
+        w, st, sz = (r.v(p, label, n) for n in ("dirty.write", "dirty.stat", "dirty.statx.SIZE"))
+        if w and st and sz:
+            wr = lambda n: ((r.case(p, label, n) or {}).get("nfs_ops_per_call")  # noqa: E731
+                            or {}).get("WRITE", 0)
+            out.append(f"- **A writer's stat on NFS ({label}, {p}):** after writing a page, "
+                       f"stat() costs {fmt(st - w)} beyond the write ({wr('dirty.stat'):.2f} "
+                       f"WRITE RPCs per call: it must flush to learn mtime); statx(SIZE) "
+                       f"costs {fmt(sz - w)} ({wr('dirty.statx.SIZE'):.2f} WRITEs).")
+            break
     base = r.v(p, "probe.none", "stat")
     hits = {k: r.v(p, f"probe.{k}", "stat") for k in ("tracepoint", "kprobe", "kretprobe")}
+    raw = r.v(p, "probe.bpf.raw_tp", "stat")
     if base and all(hits.values()):
         out.append(f"- **Probing getattr ({p}, bpftrace counting):** a kprobe costs "
                    f"{hits['kprobe'] - base:+,.0f} instructions per hit, a kretprobe "
                    f"{hits['kretprobe'] - base:+,.0f}, the stat:vfs_getattr_enter tracepoint "
                    f"{hits['tracepoint'] - base:+,.0f} (perf's record of the event, file system "
-                   "name included, is built before the program runs).")
+                   "name included, is built before the program runs)" +
+                   (f"; a raw tracepoint on the same event, which hands the program the "
+                    f"arguments and builds no record, {raw - base:+,.0f}." if raw else "."))
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 
@@ -439,6 +496,8 @@ SECTIONS = {
     "series": sec_series,
     "filename": sec_filename,
     "conformance": sec_conformance,
+    "scaling": sec_scaling,
+    "dirty": sec_dirty,
     "nfs": sec_nfs,
     "probes": sec_probes,
 }
@@ -555,6 +614,9 @@ def figures(r, outdir, prefix=""):
         a2.legend(fontsize=7)
         fig.suptitle(f"NFS over loopback, {boot} ({mode_note})", fontsize=11)
         save(fig, "nfs")
+    runs = scale.from_results(r.doc)
+    if runs:
+        made += [f"scale/{p.name}" for p in scale.figures(runs, outdir / "scale")]
     return made
 
 
@@ -579,7 +641,8 @@ def standalone(r, figs):
              "Generated by analysis/report.py from this run's results.json.", ""]
     titles = {"findings": "Findings", "setup": "Setup", "calibration": "Calibration",
               "filesystems": "Per file system", "series": "The patch series", "filename": "Patch 4: a small struct filename", "nfs": "NFS",
-              "conformance": "Conformance",
+              "conformance": "Conformance", "scaling": "Scaling and workloads",
+              "dirty": "A writer's stat",
               "probes": "Probe overhead"}
     for name, body in s.items():
         parts += [f"## {titles[name]}", "", body]

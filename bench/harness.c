@@ -89,10 +89,13 @@ run_batch(long (*body)(struct bench_ctx *), struct bench_ctx *c, uint64_t n)
 	return now_ns() - t0;
 }
 
+/* The last is not an operation: bytes sent with WRITEs (its 4th field). */
 static const char *const nfs_ops[] = {
-	"GETATTR", "LOOKUP", "ACCESS", "WRITE", "COMMIT",
+	"GETATTR", "LOOKUP", "ACCESS", "WRITE", "COMMIT", "WRITE_BYTES",
 };
 #define NR_NFS_OPS (sizeof(nfs_ops) / sizeof(nfs_ops[0]))
+_Static_assert(NR_NFS_OPS == sizeof(((struct bench_result *)0)->nfs_ops) / sizeof(double),
+	       "struct bench_result has a slot per NFS operation");
 
 /* Operation counts of the NFS mount on @mnt, from /proc/self/mountstats. */
 static void read_nfs_ops(const char *mnt, uint64_t *ops)
@@ -100,7 +103,7 @@ static void read_nfs_ops(const char *mnt, uint64_t *ops)
 	char line[1024], dev[256], on[256], word[64];
 	int in = 0;
 	unsigned int i;
-	unsigned long long n;
+	unsigned long long n, bytes = 0;
 	FILE *f = fopen("/proc/self/mountstats", "r");
 
 	memset(ops, 0, NR_NFS_OPS * sizeof(*ops));
@@ -111,11 +114,13 @@ static void read_nfs_ops(const char *mnt, uint64_t *ops)
 			in = !strcmp(on, mnt);
 			continue;
 		}
-		if (!in || sscanf(line, " %63[A-Z_]: %llu", word, &n) != 2)
+		if (!in || sscanf(line, " %63[A-Z_]: %llu %*u %*u %llu", word, &n, &bytes) < 2)
 			continue;
 		for (i = 0; i < NR_NFS_OPS; i++)
 			if (!strcmp(word, nfs_ops[i]))
 				ops[i] = n;
+		if (!strcmp(word, "WRITE"))
+			ops[NR_NFS_OPS - 1] = bytes;
 	}
 	fclose(f);
 }
@@ -290,6 +295,17 @@ static void prepare(const struct bench_case *bc, struct bench_ctx *c)
 			die("%s: open: %s", bc->name, strerror(errno));
 		c->dfd = c->fd;
 		c->path = bc->target == T_FD ? "" : NULL;
+		break;
+	case T_DIRTY:
+		/* A file per case: one case's dirty pages are not another's. */
+		c->namebuf = malloc(PATH_MAX);
+		if (!c->namebuf)
+			die("out of memory");
+		snprintf(c->namebuf, PATH_MAX, "d1/d2/d3/dirty.%s", bc->name);
+		c->path = c->namebuf;
+		c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (c->fd < 0)
+			die("%s: open for writing: %s", bc->name, strerror(errno));
 		break;
 	case T_OPATH:
 		c->opath_fd = open("d1/d2/d3/file", O_PATH);

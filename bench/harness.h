@@ -23,6 +23,7 @@ struct bench_ctx {
 	unsigned int mask;	/* statx mask */
 	int fd;			/* descriptor of the file, for fstat */
 	int opath_fd;		/* O_PATH descriptor of the file */
+	long off;		/* T_DIRTY: where the next write goes */
 	struct stat st;
 	struct statx stx;
 };
@@ -34,6 +35,7 @@ enum bench_target {
 	T_FD,			/* the file by an open descriptor */
 	T_OPATH,		/* the file by an O_PATH descriptor */
 	T_FD_NULL,		/* the descriptor, NULL name */
+	T_DIRTY,		/* a file being written: fd open for writing, path */
 };
 
 struct bench_case {
@@ -60,7 +62,7 @@ struct bench_result {
 	uint64_t iters;		/* calls per sample */
 	unsigned int nsamples;
 	double *samples;	/* ns per call, loop overhead subtracted */
-	double nfs_ops[5];	/* NFS operations per call (--nfs-mount) */
+	double nfs_ops[6];	/* NFS operations (and WRITE bytes) per call */
 };
 
 /* The statx mask names as the series' tracepoints print them. */

@@ -7,7 +7,9 @@
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
 #   -m     cost (default) or time
 # Without -q 1 each variant also boots with init_on_alloc=0.
-# Then the conformance suite on each variant but series3.
+# With traces, the btf variant's probe study (fentry/fexit).  Then the
+# conformance suite on each variant but series3, and the scaling study
+# on patched.
 # Results: results/<run-id>/ (results/latest points at the newest).
 set -eu -o pipefail
 
@@ -58,6 +60,15 @@ for v in "$@"; do
 	done
 done
 
+# fentry and fexit need BTF: the btf variant (the whole series with
+# Debian's debug info and BTF) is booted for the probe study alone.
+if [ "$TRACE" = 1 ] && [ -f "$("$ROOT/vm/kbuild.sh" --dir btf)/bzImage" ]; then
+	echo "[bench] probe study with BTF: btf"
+	"$ROOT/vm/run.sh" -q -v btf -m "$MODE" -t 3000 -o "$RUNDIR/traces/btf" -- \
+		"PROBES_ONLY=1 traces/guest-traces.sh /mnt/io btf" | sed -u 's/^/  /' ||
+		echo "[bench] WARNING: the probe study on btf failed: $RUNDIR/traces/btf/output"
+fi
+
 # The conformance suite on the kernels users compare: pass/fail/skip
 # counts go into results.json (tests/guest/conformance.sh).
 for v in "$@"; do
@@ -68,6 +79,15 @@ for v in "$@"; do
 		echo "[bench] WARNING: conformance failures on $v: $RUNDIR/conformance/$v/output"
 	grep -E '^# (Totals|FAILED)|^not ok' "$RUNDIR/conformance/$v/output" | sed 's/^/  /' || true
 done
+
+# The scaling and workload study (path depth, directory size, cold and
+# hot, ls -l, fio's filestat as a peer) on one kernel: the whole series.
+sv=patched
+case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
+echo "[bench] scaling study: $sv"
+"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/scale/$sv" -- \
+	"bench/guest-scale.sh /mnt/io $sv $QUICK" >/dev/null ||
+	echo "[bench] WARNING: scaling study failed: $RUNDIR/scale/$sv/output"
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
 if [ "$(dirname "$RUNDIR")" = "$ROOT/results" ]; then

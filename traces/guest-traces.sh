@@ -4,7 +4,7 @@
 # Never inside a benchmark case's measured loop, except in the overhead
 # study, whose point is to measure the probe.
 #
-# Usage (in the guest): traces/guest-traces.sh OUTDIR VARIANT
+# Usage (in the guest): [PROBES_ONLY=1] traces/guest-traces.sh OUTDIR VARIANT
 # Writes OUTDIR/traces/*.txt, OUTDIR/profiles/*.{txt,svg,md} and
 # OUTDIR/probes/*.json (the harness's JSON, one per probe kind).
 set -eu
@@ -48,54 +48,60 @@ bt() {
 	wait "$pid" || true
 }
 
-if [ -e /sys/kernel/tracing/events/stat ]; then
+# PROBES_ONLY=1 (a kernel booted for the probe study only, e.g. VARIANT=btf).
+if [ "${PROBES_ONLY:-0}" != 1 ]; then
+	if [ -e /sys/kernel/tracing/events/stat ]; then
+		for sc in "${SCENARIOS[@]}"; do
+			name=${sc%%|*}
+			read -r -a args <<<"${sc#*|}"
+			for script in getattr_latency getattr_masks getattr_callers stat_stages nfs_getattr; do
+				echo "trace: $script on $name"
+				bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
+			done
+		done
+	else
+		echo "trace: no stat:* events in $VARIANT; bpftrace scripts skipped" |
+			tee "$OUTDIR/traces/SKIPPED"
+	fi
+
+	# perf: software counters, and call-graph profiles.  cpu-clock is the
+	# guest's virtual clock in cost mode: samples follow instructions.
 	for sc in "${SCENARIOS[@]}"; do
 		name=${sc%%|*}
 		read -r -a args <<<"${sc#*|}"
-		for script in getattr_latency getattr_masks getattr_callers stat_stages nfs_getattr; do
-			echo "trace: $script on $name"
-			bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
-		done
+		echo "perf: $name"
+		perf stat -e task-clock,context-switches,cpu-migrations,page-faults \
+			-o "$OUTDIR/profiles/perf-stat.$name.txt" -- "$S" "${args[@]}"
+		# Ten times the calls, so that start-up is a small part of the profile.
+		pargs=("${args[@]}")
+		pargs[1]=$((args[1] * 10))
+		perf record -q -e cpu-clock -F 20000 -g -o /tmp/perf.data -- "$S" "${pargs[@]}" 2>/dev/null
+		perf script -i /tmp/perf.data >/tmp/perf.script 2>/dev/null
+		/usr/bin/python3 "$REPO/analysis/flamegraph.py" /tmp/perf.script \
+			-o "$OUTDIR/profiles/flame.$name.svg" --top "$OUTDIR/profiles/top.$name.md" \
+			--title "$VARIANT: $name (cpu-clock; cost mode: samples follow instructions)"
 	done
-else
-	echo "trace: no stat:* events in $VARIANT; bpftrace scripts skipped" |
-		tee "$OUTDIR/traces/SKIPPED"
 fi
-
-# perf: software counters, and call-graph profiles.  cpu-clock is the
-# guest's virtual clock in cost mode: samples follow instructions.
-for sc in "${SCENARIOS[@]}"; do
-	name=${sc%%|*}
-	read -r -a args <<<"${sc#*|}"
-	echo "perf: $name"
-	perf stat -e task-clock,context-switches,cpu-migrations,page-faults \
-		-o "$OUTDIR/profiles/perf-stat.$name.txt" -- "$S" "${args[@]}"
-	# Ten times the calls, so that start-up is a small part of the profile.
-	pargs=("${args[@]}")
-	pargs[1]=$((args[1] * 10))
-	perf record -q -e cpu-clock -F 20000 -g -o /tmp/perf.data -- "$S" "${pargs[@]}" 2>/dev/null
-	perf script -i /tmp/perf.data >/tmp/perf.script 2>/dev/null
-	/usr/bin/python3 "$REPO/analysis/flamegraph.py" /tmp/perf.script \
-		-o "$OUTDIR/profiles/flame.$name.svg" --top "$OUTDIR/profiles/top.$name.md" \
-		--title "$VARIANT: $name (cpu-clock; cost mode: samples follow instructions)"
-done
 
 # Probe-overhead study: the same stat() loop under each kind of probe on
 # the getattr path; the harness's per-call figure minus the unprobed one
-# is the cost of one probe hit (one getattr per stat()).
-probe() { # probe NAME [bpftrace program]
-	local name=$1 prog=${2:-} pid=
-	if [ -n "$prog" ]; then
-		bpftrace -e "BEGIN { printf(\"Hit Ctrl-C\\n\"); } $prog" >"$OUTDIR/probes/$name.bt.txt" 2>&1 &
+# is the cost of one probe hit (one getattr per stat()).  Each kind twice:
+# bpftrace's program, and build/probe-count's (traces/probe_count.c: the
+# same eight BPF instructions whatever the attach point).
+probe() { # probe NAME [COMMAND...]: the loop with COMMAND's probe attached
+	local name=$1 pid=
+	shift
+	if [ $# -gt 0 ]; then
+		"$@" >"$OUTDIR/probes/$name.txt" 2>&1 &
 		pid=$!
 		for _ in $(seq 600); do
-			grep -q 'Hit Ctrl-C' "$OUTDIR/probes/$name.bt.txt" && break
+			grep -qE '^Hit Ctrl-C|^attached' "$OUTDIR/probes/$name.txt" && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
 		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "probe $name: bpftrace could not attach:"
-			cat "$OUTDIR/probes/$name.bt.txt"
+			echo "probe $name: could not attach:"
+			cat "$OUTDIR/probes/$name.txt"
 			return 0
 		fi
 	fi
@@ -108,19 +114,28 @@ probe() { # probe NAME [bpftrace program]
 		wait "$pid" || true
 	fi
 }
+bt_count() { bpftrace -e "BEGIN { printf(\"Hit Ctrl-C\\n\"); } $1"; }
+P=$REPO/build/probe-count
+F=vfs_getattr_nosec
 probe none
 if [ -e /sys/kernel/tracing/events/stat ]; then
-	probe tracepoint 'tracepoint:stat:vfs_getattr_enter { @n = count(); }'
-	probe rawtracepoint 'rawtracepoint:vfs_getattr_enter { @n = count(); }'
+	probe tracepoint bt_count 'tracepoint:stat:vfs_getattr_enter { @n = count(); }'
+	probe bpf.tracepoint "$P" tracepoint stat:vfs_getattr_enter
+	probe bpf.raw_tp "$P" raw_tp vfs_getattr_enter
 fi
-probe kprobe 'kprobe:vfs_getattr_nosec { @n = count(); }'
-probe kretprobe 'kretprobe:vfs_getattr_nosec { @n = count(); }'
+probe kprobe bt_count "kprobe:$F { @n = count(); }"
+probe kretprobe bt_count "kretprobe:$F { @n = count(); }"
+probe bpf.kprobe "$P" kprobe "$F"
+probe bpf.kretprobe "$P" kretprobe "$F"
 if [ -e /sys/kernel/btf/vmlinux ]; then
-	probe fentry 'kfunc:vfs_getattr_nosec { @n = count(); }'
-	probe fexit 'kretfunc:vfs_getattr_nosec { @n = count(); }'
+	probe fentry bt_count "kfunc:$F { @n = count(); }"
+	probe fexit bt_count "kretfunc:$F { @n = count(); }"
+	probe bpf.fentry "$P" fentry "$F"
+	probe bpf.fexit "$P" fexit "$F"
 else
-	echo "fentry/fexit need BTF, which this config leaves out (make kernel VARIANT=btf)" |
+	echo "fentry/fexit need BTF, which this config leaves out (VARIANT=btf has it)" |
 		tee "$OUTDIR/probes/NO_BTF"
 fi
+[ "${PROBES_ONLY:-0}" = 1 ] && { echo "guest-traces: done (probes only)"; exit 0; }
 umount /mnt/nfs3
 echo "guest-traces: done"

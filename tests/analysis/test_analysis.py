@@ -221,3 +221,29 @@ def test_conformance_diff_allows_only_the_null_name(patched, ok):
     import conformance
     stock = conformance.parse(_tap(TESTS, 20, 30))
     assert (conformance.diff(stock, conformance.parse(patched)) == []) == ok
+
+
+def test_dirty_section_is_read_against_the_write_alone(doc):
+    d = copy.deepcopy(doc)
+    cfg = next(c for c in d["configs"] if c["variant"] == "patched" and c["label"] == "ext4"
+               and not c["kernel_append"])
+    cfg["cases"] += [make_case("dirty.write", 1000.0), make_case("dirty.stat", 5000.0),
+                     make_case("dirty.statx.SIZE", 1200.0)]
+    text = report.sec_dirty(report.Report(d))
+    assert "| ext4 | stat | 1,000 | 4,000 |" in text
+    assert "| ext4 | statx.SIZE | 1,000 | 200 |" in text
+
+
+def test_merge_reads_conformance_runs(tmp_path):
+    boot = tmp_path / "guest" / "stock"
+    (boot / "raw").mkdir(parents=True)
+    (boot / "vm.env").write_text("variant=stock\nkernel_append=\nmode=cost\n")
+    raw = make_config("stock", "ext4", [make_case("stat", 10.0)])
+    raw = {k: raw[k] for k in ("label", "fs", "mode", "unit", "env", "overhead", "cases")}
+    (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    (tmp_path / "conformance" / "stock").mkdir(parents=True)
+    (tmp_path / "conformance" / "stock" / "output").write_text(_tap(TESTS, 20, 30))
+    subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
+    merged = sr.load(tmp_path / "results.json")
+    assert merged["conformance"]["stock"]["totals"] == {"pass": 3, "fail": 0, "skip": 1}
+    assert "3 / 0 / 1" in report.sec_conformance(report.Report(merged))

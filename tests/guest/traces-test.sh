@@ -71,6 +71,26 @@ if trace stages stat_stages.bt stat_n; then
 	grep -q '^@stage_ns\[ext4, 2 getattr\]: [0-9]' "$OUT/stages.out" ||
 		{ echo "FAIL: stages: no getattr stage"; fails=$((fails + 1)); }
 fi
+# probe-count (the probe study's loader): N stat() calls are N hits more
+# than none, at every attach point this kernel has.
+hits() { # hits KIND TARGET CALLS: probe-count's total around stat_n CALLS
+	"$REPO/build/probe-count" "$1" "$2" "$S" stat "$3" "$D/file" >"$OUT/pc.out" 2>&1 || true
+	sed -n 's/^hits //p' "$OUT/pc.out"
+}
+for probe in "tracepoint stat:vfs_getattr_enter" "raw_tp vfs_getattr_enter" \
+	"kprobe vfs_getattr_nosec" "kretprobe vfs_getattr_nosec"; do
+	read -r kind target <<<"$probe"
+	h0=$(hits "$kind" "$target" 0)
+	h1=$(hits "$kind" "$target" $N)
+	if [ -n "$h0" ] && [ -n "$h1" ] && [ $((h1 - h0)) = $N ]; then
+		echo "ok: probe-count $kind: $N calls, $((h1 - h0)) more hits ($h0 without them)"
+	else
+		echo "FAIL: probe-count $kind $target: '$h1' hits with $N calls, '$h0' with none"
+		cat "$OUT/pc.out"
+		fails=$((fails + 1))
+	fi
+done
+
 # NFS: GETATTR RPCs seen by nfs_getattr.bt against /proc/self/mountstats.
 # shellcheck source=../../vm/guest-lib.sh
 . "$REPO/vm/guest-lib.sh"

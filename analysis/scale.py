@@ -1,0 +1,315 @@
+#!/usr/bin/python3
+"""Figures and tables for the scaling and workload study (statx-scale, fio).
+
+usage: scale.py RESULTDIR... -o OUTDIR
+
+Each RESULTDIR is what bench/guest-scale.sh wrote (scale-<fs>.json and
+fio-<fs>-<stat_type>.json, directly or under raw/), usually a vm/run.sh
+run directory, whose vm.env names the kernel variant.  Writes to OUTDIR:
+depth, files, ls (PNG and SVG) and scale.md (the markdown() section:
+depth, directory size, ls -l per entry, fio against ours).
+
+Schema: bench/SCHEMA.md, "The scaling study".  Values are per call, per
+file or per entry; in cost mode they are instructions.  "cpu" is the CPU
+time of the process that ran the pass (waits left out): under -icount
+sleep=off a wait for a device shows on the monotonic clock as a jump to
+the next timer deadline, so cold monotonic figures are not latencies.
+"""
+import argparse
+import json
+import pathlib
+
+FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs4"]
+DEPTH_CALLS = ["stat", "statx.BASIC_STATS", "statx.TYPE|MODE"]
+LS_WAYS = ["getdents+fstatat", "getdents+statx.ls", "getdents+statx.BASIC_STATS",
+           "debian_ls_syscalls"]
+FIO_TYPES = ["stat", "lstat", "statx"]
+
+
+def _variant(d):
+    env = d / "vm.env"
+    if env.exists():
+        for line in env.read_text().splitlines():
+            if line.startswith("variant="):
+                return line.split("=", 1)[1]
+    return d.name
+
+
+def load(dirs):
+    """One entry per directory: {"name", "dir", "scale": {fs: doc},
+    "fio": {(fs, type): fio job}}."""
+    out = []
+    for d in map(pathlib.Path, dirs):
+        base = d / "raw" if list((d / "raw").glob("scale-*.json")) else d
+        r = {"name": _variant(d), "dir": str(d), "scale": {}, "fio": {}}
+        for f in sorted(base.glob("scale-*.json")):
+            doc = json.loads(f.read_text())
+            if doc.get("kind") != "scale":
+                raise SystemExit(f"{f}: not a statx-scale file")
+            r["scale"][doc["fs"]] = doc
+        for f in sorted(base.glob("fio-*-*.json")):
+            _, fs, typ = f.stem.split("-", 2)
+            r["fio"][(fs, typ)] = json.loads(f.read_text())["jobs"][0]
+        if not r["scale"]:
+            raise SystemExit(f"{d}: no scale-*.json")
+        out.append(r)
+    return out
+
+
+def for_results(r):
+    """A run directory's scaling data as merge.py keeps it in results.json
+    (JSON keys, fio jobs cut to their latencies)."""
+    return {"name": r["name"], "scale": r["scale"],
+            "fio": {f"{fs}-{typ}": {"read": {"clat_ns": {
+                k: job["read"]["clat_ns"][k] for k in ("mean", "N", "percentile")}}}
+                for (fs, typ), job in r["fio"].items()}}
+
+
+def from_results(doc):
+    """The inverse of for_results, for every entry of doc["scale"]."""
+    return [{"name": e["name"], "dir": "", "scale": e["scale"],
+             "fio": {tuple(k.split("-", 1)): v for k, v in e["fio"].items()}}
+            for e in doc.get("scale", [])]
+
+
+def _fss(r):
+    return sorted(r["scale"], key=lambda x: (FS_ORDER.index(x) if x in FS_ORDER else 99, x))
+
+
+def _unit(results):
+    doc = next(iter(results[0]["scale"].values()))
+    return doc["unit"], doc["mode"]
+
+
+def mode_note(results):
+    unit, mode = _unit(results)
+    if mode == "cost":
+        return "cost mode: instructions per call (QEMU -icount shift=0)"
+    return f"{mode} mode: {unit} per call"
+
+
+def fmt(x, digits=0):
+    return "–" if x is None else f"{x:,.{digits}f}"
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    out += ["| " + " | ".join(str(x).replace("|", "\\|") for x in row) + " |"
+            for row in rows]
+    return "\n".join(out)
+
+
+def fio_ours(doc, typ):
+    """Our figure for the call fio's stat_type makes, and what it is."""
+    n1000 = [f for f in doc["files"] if f["n"] == 1000]
+    if typ in ("stat", "lstat") and n1000:
+        return (n1000[0]["stat"]["hot"]["median"],
+                "stat(\"fN\"), 1000-file directory, hot")
+    pts = doc["depth"]["series"]["statx.BASIC_STATS"]["points"]
+    return (pts[4]["median"],
+            "statx(BASIC_STATS), 5-component path (fio's absolute path has 5)")
+
+
+def fio_row(job):
+    c = job["read"]["clat_ns"]
+    return c["percentile"]["50.000000"], c["mean"], c["N"]
+
+
+def markdown(results):
+    """A short report section: the tables of the scaling study."""
+    unit, mode = _unit(results)
+    u = "instructions" if mode == "cost" else unit
+    out = ["## Scaling and workloads (statx-scale, fio)", "",
+           f"{mode_note(results)}.  Hot figures follow one unmeasured pass; "
+           "cold ones follow `sync; echo 3 > /proc/sys/vm/drop_caches` and are given "
+           "twice: by the monotonic clock (\"wall\") and by the CPU time of the "
+           "process (\"cpu\", waits left out: in cost mode an idle wait jumps the "
+           "clock to the next timer deadline, so cold wall figures are not device "
+           "latencies; on NFS over loopback, cpu also leaves out knfsd's own work, which "
+           "wall holds).  tmpfs cannot drop its dentries: its cold is hot.", ""]
+    for r in results:
+        out += [f"### {r['name']}", "", f"Path depth, hot, {u} per call:", ""]
+        rows = []
+        for fs in _fss(r):
+            s = r["scale"][fs]["depth"]["series"]
+            for call in DEPTH_CALLS:
+                p = s[call]["points"]
+                rows.append([fs, call] + [fmt(p[d - 1]["median"]) for d in (1, 2, 4, 8, 16)] +
+                            [fmt((p[15]["median"] - p[0]["median"]) / 15)])
+        out += [md_table(["fs", "call", "depth 1", "2", "4", "8", "16", "per component"],
+                         rows), ""]
+
+        out += [f"Directory size: stat() of every file by name, {u} per file:", ""]
+        rows = []
+        for fs in _fss(r):
+            for f in r["scale"][fs]["files"]:
+                st = f["stat"]
+                rows.append([fs, f"{f['n']:,}", fmt(st["hot"]["median"]),
+                             fmt(st["cold"]["median"]), fmt(st["cold"]["cpu_median"]),
+                             f"{st['hot']['dentries_after']:,}",
+                             f"{st['cold']['dentries_before']:,} → "
+                             f"{st['cold']['dentries_after']:,}"])
+        out += [md_table(["fs", "files", "hot", "cold (wall)", "cold (cpu)",
+                          "dentries (hot)", "dentries (cold pass)"], rows), ""]
+
+        doc0 = next(iter(r["scale"].values()))
+        out += [f"`ls -l` per entry ({u}, cpu), at each file system's largest "
+                f"directory; `statx.ls` is coreutils 9.1's mask "
+                f"({doc0['ls_mask_name']}); `debian_ls_syscalls` is what Debian 12's "
+                "ls -l calls per entry (statx by \"dir/name\" with AT_NO_AUTOMOUNT, "
+                "lgetxattr, getxattr); real ls is /bin/ls -l, its CPU time over an "
+                "empty directory's, per entry:", ""]
+        rows = []
+        for fs in _fss(r):
+            f = r["scale"][fs]["files"][-1]
+            for way in LS_WAYS:
+                p = f["ls"][way]
+                rows.append([fs, f"{f['n']:,}", way, fmt(p["hot"]["cpu_median"]),
+                             fmt(p["cold"]["cpu_median"])])
+            rl = f["ls"]["real_ls"]
+            rows.append([fs, f"{f['n']:,}", "real /bin/ls -l", fmt(rl["hot_per_entry"]),
+                         fmt(rl["cold_per_entry"])])
+        out += [md_table(["fs", "entries", "way", "hot", "cold"], rows), ""]
+
+        if r["fio"]:
+            out += [f"fio 3.33 `filestat` (1000 files, 3 loops, clocksource=clock_gettime) "
+                    f"against ours, {u} per operation.  fio's figure holds its clock read "
+                    "and glibc's wrapper, and its percentiles are its histogram's buckets "
+                    "(the mean is exact); its statx is realpath() (getcwd, readlink) and "
+                    "statx(-1, absolute path, 0, STATX_ALL):", ""]
+            rows = []
+            for (fs, typ), job in sorted(r["fio"].items(),
+                                         key=lambda kv: (_fss(r).index(kv[0][0])
+                                                         if kv[0][0] in r["scale"] else 99,
+                                                         FIO_TYPES.index(kv[0][1]))):
+                med, mean, n = fio_row(job)
+                ours, what = fio_ours(r["scale"][fs], typ) if fs in r["scale"] else (None, "")
+                rows.append([fs, typ, fmt(mean), fmt(med), f"{n:,}", fmt(ours), what,
+                             fmt(mean - ours) if ours is not None else "–"])
+            out += [md_table(["fs", "stat_type", "fio mean", "fio median (bucketed)", "ops",
+                              "ours", "our call", "fio mean − ours"], rows), ""]
+    return "\n".join(out)
+
+
+def figures(results, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    note = mode_note(results)
+    unit, mode = _unit(results)
+    ylab = "instructions" if mode == "cost" else unit
+    styles = ["-", "--", ":", "-."]
+    made = []
+
+    def save(fig, name):
+        for ext in ("png", "svg"):
+            fig.savefig(outdir / f"{name}.{ext}", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        made.append(outdir / f"{name}.png")
+
+    fss = []
+    for r in results:
+        fss += [x for x in _fss(r) if x not in fss]
+
+    # Path depth.
+    fig, axs = plt.subplots(1, len(fss), figsize=(5.0 * len(fss), 4.0), squeeze=False)
+    for ax, fs in zip(axs[0], fss):
+        for ri, r in enumerate(results):
+            if fs not in r["scale"]:
+                continue
+            d = r["scale"][fs]["depth"]
+            for ci, call in enumerate(DEPTH_CALLS):
+                y = [p["median"] for p in d["series"][call]["points"]]
+                ax.plot(d["depths"], y, styles[ri % 4], marker="o", ms=3, color=f"C{ci}",
+                        label=f"{call} ({r['name']})" if len(results) > 1 else call)
+        ax.set_title(fs, fontsize=10)
+        ax.set_xlabel("path depth (components, relative path)")
+        ax.set_ylabel(f"{ylab} per call")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    axs[0][0].legend(fontsize=8)
+    fig.suptitle(f"Cost per call against path depth, hot cache ({note})", fontsize=11)
+    save(fig, "depth")
+
+    # Directory size, hot and cold.
+    fig, axs = plt.subplots(1, len(fss), figsize=(4.6 * len(fss), 4.0), squeeze=False,
+                            sharey=True)
+    for ax, fs in zip(axs[0], fss):
+        for ri, r in enumerate(results):
+            if fs not in r["scale"]:
+                continue
+            fl = r["scale"][fs]["files"]
+            n = [f["n"] for f in fl]
+            sfx = f" ({r['name']})" if len(results) > 1 else ""
+            ax.plot(n, [f["stat"]["hot"]["median"] for f in fl], styles[ri % 4],
+                    marker="o", color="C0", label="hot" + sfx)
+            ax.plot(n, [f["stat"]["cold"]["cpu_median"] for f in fl], styles[ri % 4],
+                    marker="s", color="C3", label="cold, cpu" + sfx)
+            ax.plot(n, [f["stat"]["cold"]["median"] for f in fl], styles[ri % 4],
+                    marker="^", color="C1", alpha=0.6, label="cold, wall (waits as jumps)" + sfx)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(fs, fontsize=10)
+        ax.set_xlabel("files in the directory")
+        if ax is axs[0][0]:
+            ax.set_ylabel(f"{ylab} per file (stat by name)")
+        ax.grid(alpha=0.3, which="both")
+    axs[0][0].legend(fontsize=8)
+    fig.suptitle(f"stat() of every file of a directory, hot and after drop_caches ({note})",
+                 fontsize=11)
+    save(fig, "files")
+
+    # ls -l per entry.
+    fig, axs = plt.subplots(1, len(fss), figsize=(4.6 * len(fss), 4.6), squeeze=False,
+                            sharey=True)
+    r = results[0]
+    for ax, fs in zip(axs[0], fss):
+        if fs not in r["scale"]:
+            continue
+        fl = r["scale"][fs]["files"]
+        n = [f["n"] for f in fl]
+        for wi, way in enumerate(LS_WAYS):
+            ax.plot(n, [f["ls"][way]["hot"]["cpu_median"] for f in fl], "-", marker="o",
+                    ms=3, color=f"C{wi}", label=f"{way}, hot")
+            ax.plot(n, [f["ls"][way]["cold"]["cpu_median"] for f in fl], "--", marker="x",
+                    ms=3, color=f"C{wi}", label=f"{way}, cold")
+        ok = [(f["n"], f["ls"]["real_ls"]["hot_per_entry"]) for f in fl
+              if f["ls"]["real_ls"]["hot_per_entry"] > 0]
+        if ok:
+            ax.plot(*zip(*ok), "-", marker="D", ms=3, color="k",
+                    label="real /bin/ls -l, hot (child CPU over empty dir)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(fs, fontsize=10)
+        ax.set_xlabel("entries in the directory")
+        if ax is axs[0][0]:
+            ax.set_ylabel(f"{ylab} per entry (CPU time)")
+        ax.grid(alpha=0.3, which="both")
+    fig.legend(*axs[0][0].get_legend_handles_labels(), loc="upper center", ncol=3,
+               fontsize=8, bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(f"ls -l per entry: fstatat against statx masks, and the real ls "
+                 f"({note}; {r['name']})", fontsize=11)
+    save(fig, "ls")
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("resultdirs", nargs="+")
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args()
+    results = load(a.resultdirs)
+    out = pathlib.Path(a.output)
+    made = figures(results, out)
+    (out / "scale.md").write_text(markdown(results) + "\n")
+    for m in made:
+        print(f"figure: {m}")
+    print(f"tables: {out / 'scale.md'}")
+
+
+if __name__ == "__main__":
+    main()

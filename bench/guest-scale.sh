@@ -1,0 +1,78 @@
+#!/bin/bash
+# guest-scale.sh - runs inside the guest: the scaling and workload study
+# (build/statx-scale) on ext4, tmpfs and NFS v3, then fio's filestat
+# engine on the same files as a peer.
+#
+# Usage (in the guest): bench/guest-scale.sh OUTDIR VARIANT [QUICK]
+#   QUICK=1: directories of up to 1000 files (else up to 100000; NFS up to
+#   10000, its creates are slow under TCG)
+# Output: OUTDIR/scale-<fs>.json (bench/SCHEMA.md, "scale") and
+# OUTDIR/fio-<fs>-<stat_type>.json (fio --output-format=json).
+#
+# fio 3.33's filestat engine (engines/filestat.c) times one call per file
+# open: stat_type=stat is stat(name), lstat is lstat(name), and statx is
+# realpath(name) (glibc: getcwd, readlink) then statx(-1, absolute path,
+# 0, STATX_ALL): three system calls and a malloc per "statx".
+set -eu
+
+OUTDIR=$1 VARIANT=$2 QUICK=${3:-0}
+REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
+BIN=$REPO/build/statx-scale
+FIO_FILES=1000
+# shellcheck source=../vm/guest-lib.sh
+. "$REPO/vm/guest-lib.sh"
+
+release=$(uname -r)
+case $release in
+*-"$VARIANT") ;;
+*) echo "guest-scale: refusing: kernel $release is not variant $VARIANT" >&2; exit 2 ;;
+esac
+[ -x "$BIN" ] || { echo "guest-scale: no $BIN: run 'make -C bench'" >&2; exit 2; }
+command -v fio >/dev/null || { echo "guest-scale: no fio in the guest" >&2; exit 2; }
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+
+quick=()
+[ "$QUICK" = 1 ] && quick=(--quick)
+
+# run_scale LABEL DIR [ARGS...]: the C program on one file system.
+run_scale() {
+	local label=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	echo "== scale $label: $dir ($(fs_type "$dir") $(mount_options "$dir"))"
+	"$BIN" --dir "$dir" --fs "$label" --json "$OUTDIR/scale-$label.json" \
+		"${quick[@]}" "$@"
+}
+
+# run_fio LABEL DIR: one fio job per stat_type on DIR/files/f0..f999, the
+# files statx-scale made (fio lays them out to 4 KiB first).  The clock is
+# clock_gettime, so in cost mode fio's latencies are instructions too.
+run_fio() {
+	local label=$1 dir=$2 type
+	for type in stat lstat statx; do
+		echo "== fio $label: filestat stat_type=$type, $FIO_FILES files in $dir/files"
+		# shellcheck disable=SC2016 # $filenum is fio's, not ours
+		(cd "$dir/files" && fio --name="filestat-$label-$type" \
+			--ioengine=filestat --stat_type="$type" \
+			--nrfiles="$FIO_FILES" --filename_format='f$filenum' \
+			--filesize=4k --loops=3 --clocksource=clock_gettime \
+			--output-format=json --output="$OUTDIR/fio-$label-$type.json")
+		python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["read"]["clat_ns"]
+print("fio %s: %d ops, mean %.1f, median %s per op" % (sys.argv[2], j["N"], j["mean"],
+      j["percentile"]["50.000000"]))' "$OUTDIR/fio-$label-$type.json" "$label.$type"
+	done
+}
+
+run_scale ext4 /mnt/ext4/scale
+run_scale tmpfs /mnt/tmpfs/scale
+
+start_nfsd
+mount_nfs 3 /mnt/nfs3
+run_scale nfs3 /mnt/nfs3/scale --max-files 10000 --nfs-mount /mnt/nfs3
+umount /mnt/nfs3
+
+run_fio ext4 /mnt/ext4/scale
+run_fio tmpfs /mnt/tmpfs/scale
+echo "guest-scale: done ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"
