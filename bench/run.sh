@@ -3,7 +3,8 @@
 # configuration in it, merge the results, write figures and a report.
 #
 # Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-o RUNDIR] VARIANT...
-#   -q 1   QUICK: main masks only, no netem, Debian's default command line
+#   -q 1   QUICK: main masks only, no netem, Debian's default command line,
+#          no conformance suite, no scaling study
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
 #   -m     cost (default) or time
 # Without -q 1 each variant also boots with init_on_alloc=0.
@@ -72,7 +73,7 @@ fi
 # The conformance suite on the kernels users compare: pass/fail/skip
 # counts go into results.json (tests/guest/conformance.sh).
 for v in "$@"; do
-	[ "$v" = series3 ] && continue
+	[ "$v" = series3 ] || [ "$QUICK" = 1 ] && continue
 	echo "[bench] conformance suite: $v"
 	"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 2400 -o "$RUNDIR/conformance/$v" -- \
 		tests/guest/conformance.sh >/dev/null ||
@@ -84,10 +85,12 @@ done
 # hot, ls -l, fio's filestat as a peer) on one kernel: the whole series.
 sv=patched
 case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
-echo "[bench] scaling study: $sv"
-"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/scale/$sv" -- \
-	"bench/guest-scale.sh /mnt/io $sv $QUICK" >/dev/null ||
-	echo "[bench] WARNING: scaling study failed: $RUNDIR/scale/$sv/output"
+if [ "$QUICK" != 1 ]; then
+	echo "[bench] scaling study: $sv"
+	"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/scale/$sv" -- \
+		"bench/guest-scale.sh /mnt/io $sv" >/dev/null ||
+		echo "[bench] WARNING: scaling study failed: $RUNDIR/scale/$sv/output"
+fi
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
 if [ "$(dirname "$RUNDIR")" = "$ROOT/results" ]; then

@@ -112,6 +112,8 @@ bench() {
 	step bench
 	check "bench: harness refuses a setup that would lie" tests/bench-refusal.sh
 	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
+	check "bench: quick scaling study in the guest (depth, directory size, ls -l, fio), merged and drawn" \
+		tests/scale-quick.sh "$LOG/scale"
 }
 
 gate() {
