@@ -7,7 +7,8 @@ RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
 raw/<label>.json from the harness) and traces/<variant>/ (probes/*.json
 from the probe-overhead study, labelled probe.<kind>) and
 conformance/<variant>/output (tests/guest/conformance.sh) and
-scale/<variant>/ (bench/guest-scale.sh); the merged file
+scale/<variant>/ (bench/guest-scale.sh) and clients/<variant>/
+(bench/guest-clients.sh); the merged file
 follows the schema in bench/SCHEMA.md.
 """
 import argparse
@@ -16,6 +17,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import clients  # noqa: E402
 import conformance  # noqa: E402
 import scale  # noqa: E402
 import statx_results  # noqa: E402
@@ -69,6 +71,9 @@ def merge(rundir):
     # The scaling study (bench/guest-scale.sh: scale/<variant>/).
     scale_dirs = sorted(d for d in rundir.glob("scale/*") if list(d.glob("scale-*.json")))
     scale_runs = [scale.for_results(r) for r in scale.load(scale_dirs)] if scale_dirs else []
+    # Real clients (bench/guest-clients.sh: clients/<variant>/clients/).
+    client_runs = {d.name: clients.load(d) for d in sorted(rundir.glob("clients/*"))
+                   if (d / "clients").is_dir()}
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
@@ -80,6 +85,8 @@ def merge(rundir):
         doc["conformance"] = conf
     if scale_runs:
         doc["scale"] = scale_runs
+    if client_runs:
+        doc["clients"] = client_runs
     statx_results.validate(doc)
     return doc
 

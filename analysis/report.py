@@ -338,6 +338,39 @@ def sec_dirty(r):
     return "\n".join(out) + "\n"
 
 
+def sec_clients(r):
+    runs = r.doc.get("clients")
+    if not runs:
+        return "No real-client runs in these results (bench/run.sh runs them).\n"
+    import clients
+    out = []
+    for variant, cfgs in runs.items():
+        for cfg, c in cfgs.items():
+            fs = "nfs" if cfg.startswith("nfs") else cfg.split(".")[0]
+            what = c["mount"].split()[0] + (", actimeo=0" if "acregmax=0" in c["mount"] else "")
+            out += [f"{variant}, {cfg} ({what}): a directory of {c['files']} files, "
+                    "a subdirectory and a symlink; each client run once before, to warm "
+                    "caches and translation:", ""]
+            rows = []
+            for run in c["runs"]:
+                calls = "; ".join(
+                    f"{x['syscall']}" + (f" `{x['mask']:#x}`" if x["syscall"] == "statx" else "") +
+                    f" {clients.flag_names(x['flags'])} ×{x['count']}"
+                    for x in sorted(run["calls"], key=lambda x: -x["count"]))
+                ga = "; ".join(f"`{x['mask']:#x}` {clients.flag_names(x['flags'])} ×{x['count']}"
+                               for x in run["getattr"] if x["fs"] == fs) or "–"
+                rp = run["rpcs"]
+                calls, ga = calls.replace("|", "\\|"), ga.replace("|", "\\|")
+                rows.append([f"`{run['client']}`", calls, ga,
+                             fmt(run["task_clock_ns"] / 1e6, 1) if run["task_clock_ns"] else "–",
+                             " ".join(f"{k} {v}" for k, v in rp.items() if v) or "–"])
+            out += [md_table(["client", "stat-family calls (mask, flags ×n)",
+                              f"getattr on {fs} (mask, flags ×n)",
+                              "CPU (M instr.)" if r.mode == "cost" else "CPU (ms)",
+                              "NFS RPCs"], rows), ""]
+    return "\n".join(out)
+
+
 def sec_scaling(r):
     runs = scale.from_results(r.doc)
     if not runs:
@@ -498,6 +531,7 @@ SECTIONS = {
     "conformance": sec_conformance,
     "scaling": sec_scaling,
     "dirty": sec_dirty,
+    "clients": sec_clients,
     "nfs": sec_nfs,
     "probes": sec_probes,
 }
@@ -642,7 +676,7 @@ def standalone(r, figs):
     titles = {"findings": "Findings", "setup": "Setup", "calibration": "Calibration",
               "filesystems": "Per file system", "series": "The patch series", "filename": "Patch 4: a small struct filename", "nfs": "NFS",
               "conformance": "Conformance", "scaling": "Scaling and workloads",
-              "dirty": "A writer's stat",
+              "dirty": "A writer's stat", "clients": "Real clients",
               "probes": "Probe overhead"}
     for name, body in s.items():
         parts += [f"## {titles[name]}", "", body]

@@ -9,8 +9,8 @@
 #   -m     cost (default) or time
 # Without -q 1 each variant also boots with init_on_alloc=0.
 # With traces, the btf variant's probe study (fentry/fexit).  Then the
-# conformance suite on each variant but series3, and the scaling study
-# on patched.
+# conformance suite on each variant but series3, the scaling study and
+# (with traces) the real clients on patched.
 # Results: results/<run-id>/ (results/latest points at the newest).
 set -eu -o pipefail
 
@@ -90,6 +90,15 @@ if [ "$QUICK" != 1 ]; then
 	"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/scale/$sv" -- \
 		"bench/guest-scale.sh /mnt/io $sv" >/dev/null ||
 		echo "[bench] WARNING: scaling study failed: $RUNDIR/scale/$sv/output"
+fi
+
+# Real clients (ls -l, ls --color, stat --cached, find, du): their calls
+# and masks from the series' events, their cost, their RPCs.
+if [ "$QUICK" != 1 ] && [ "$TRACE" = 1 ]; then
+	echo "[bench] real clients: $sv"
+	"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/clients/$sv" -- \
+		"bench/guest-clients.sh /mnt/io" >/dev/null ||
+		echo "[bench] WARNING: real clients failed: $RUNDIR/clients/$sv/output"
 fi
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"

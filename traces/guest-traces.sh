@@ -114,7 +114,9 @@ probe() { # probe NAME [COMMAND...]: the loop with COMMAND's probe attached
 		wait "$pid" || true
 	fi
 }
-bt_count() { bpftrace -e "BEGIN { printf(\"Hit Ctrl-C\\n\"); } $1"; }
+# (exec: started in the background, the function's subshell must be
+# bpftrace itself, or the SIGINT that ends it would stop at the shell.)
+bt_count() { exec bpftrace -e "BEGIN { printf(\"Hit Ctrl-C\\n\"); } $1"; }
 P=$REPO/build/probe-count
 F=vfs_getattr_nosec
 probe none

@@ -194,8 +194,11 @@ if ! cmp -s "$work/merged" .statx-config-input; then
 		{ cat "$work/olddefconfig.log" >&2; die "olddefconfig failed"; }
 	cp "$work/merged" .statx-config-input
 fi
-# Every line of the fragments must have survived Kconfig's dependencies.
-bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | while read -r l; do
+# Every line of the fragments must have survived Kconfig's dependencies;
+# where fragments disagree, the last one's line is what was asked for.
+bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | tac |
+	awk '{ o = $0; sub(/^# /, "", o); sub(/[= ].*/, "", o) } !seen[o]++' | tac |
+	while read -r l; do
 	case $l in
 	'# '*) o=${l#\# }; o=${o%% *}
 		grep -q "^$o=" .config && echo "  $l (got $(grep "^$o=" .config))" ;;

@@ -247,3 +247,27 @@ def test_merge_reads_conformance_runs(tmp_path):
     merged = sr.load(tmp_path / "results.json")
     assert merged["conformance"]["stock"]["totals"] == {"pass": 3, "fail": 0, "skip": 1}
     assert "3 / 0 / 1" in report.sec_conformance(report.Report(merged))
+
+
+def test_clients_parse_calls_getattr_cost_and_rpcs(tmp_path):
+    import clients
+    d = tmp_path / "clients"
+    d.mkdir()
+    (d / "nfs3.env").write_text("files=100\nmount=nfs rw,acregmax=0\n")
+    (d / "nfs3.1.cmd").write_text("ls -l DIR\n")
+    (d / "nfs3.1.bt").write_text("Attaching 7 probes...\n@calls[statx, 606, 2304]: 103\n"
+                                 "@calls[newfstatat, 0, 4096]: 28\n@getattr[nfs, 606, 0]: 103\n"
+                                 "@getattr[9p, 2047, 0]: 28\n")
+    (d / "nfs3.1.perf").write_text("# started\n\n29.81,msec,task-clock,29805467,100.00,0.098,CPUs\n")
+    (d / "nfs3.1.rpc").write_text("GETATTR=1700 LOOKUP=101\nGETATTR=2639 LOOKUP=101\n")
+    doc = clients.load(tmp_path)
+    run = doc["nfs3"]["runs"][0]
+    assert run["calls"][0] == {"syscall": "statx", "mask": 606, "flags": 2304, "count": 103}
+    assert run["getattr"][0]["fs"] == "nfs" and run["task_clock_ns"] == 29805467
+    assert run["rpcs"] == {"GETATTR": 939, "LOOKUP": 0}
+    assert clients.flag_names(2304) == "NOFOLLOW|NO_AUTOMOUNT"
+    d2 = copy.deepcopy(sr.load(ROOT / "analysis/reference/summary.json"))
+    d2["clients"] = {"patched": doc}
+    text = report.sec_clients(report.Report(d2))
+    assert "statx `0x25e` NOFOLLOW\\|NO_AUTOMOUNT ×103" in text and "GETATTR 939" in text
+    assert "actimeo=0" in text
