@@ -88,9 +88,13 @@ def pct(new, base):
 
 
 def md_table(head, rows):
-    out = ["| " + " | ".join(head) + " |",
+    """A markdown table; a | inside a cell (a mask like TYPE|INO) is
+    escaped, code spans included, or it would split the cell."""
+    def cell(x):
+        return re.sub(r"(?<!\\)\|", r"\\|", str(x))
+    out = ["| " + " | ".join(cell(h) for h in head) + " |",
            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
-    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
     return "\n".join(out)
 
 
@@ -451,9 +455,11 @@ def sec_findings(r):
             wr = lambda n: ((r.case(p, label, n) or {}).get("nfs_ops_per_call")  # noqa: E731
                             or {}).get("WRITE", 0)
             out.append(f"- **A writer's stat on NFS ({label}, {p}):** after writing a page, "
-                       f"stat() costs {fmt(st - w)} beyond the write ({wr('dirty.stat'):.2f} "
-                       f"WRITE RPCs per call: it must flush to learn mtime); statx(SIZE) "
-                       f"costs {fmt(sz - w)} ({wr('dirty.statx.SIZE'):.2f} WRITEs).")
+                       f"stat() makes {wr('dirty.stat'):.2f} WRITE RPCs per call (it must flush "
+                       f"to learn mtime) and takes {fmt(st - w)} guest ns beyond the write, "
+                       "most of it waiting for the flush (in cost mode a wait jumps the clock "
+                       f"to the next timer tick); statx(SIZE) makes "
+                       f"{wr('dirty.statx.SIZE'):.2f} WRITEs and takes {fmt(sz - w)}.")
             break
     base = r.v(p, "probe.none", "stat")
     hits = {k: r.v(p, f"probe.{k}", "stat") for k in ("tracepoint", "kprobe", "kretprobe")}
