@@ -71,6 +71,16 @@ if trace stages stat_stages.bt stat_n; then
 	grep -q '^@stage_ns\[ext4, 2 getattr\]: [0-9]' "$OUT/stages.out" ||
 		{ echo "FAIL: stages: no getattr stage"; fails=$((fails + 1)); }
 fi
+if trace clients client_calls.bt stat_n; then
+	"$S" statx $N "$D/file" 0x200 0x4000
+	"$S" stat $N "$D/file"
+	untrace
+	expect clients "@calls[statx, 512, 16384]: $N"
+	expect clients "@calls[newfstatat, 0, 0]: $N"
+	expect clients "@getattr[ext4, 512, 16384]: $N"
+	expect clients "@getattr[ext4, 2047, 0]: $N"
+fi
+
 # probe-count (the probe study's loader): N stat() calls are N hits more
 # than none, at every attach point this kernel has.
 hits() { # hits KIND TARGET CALLS: probe-count's total around stat_n CALLS
