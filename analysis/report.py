@@ -364,7 +364,6 @@ def sec_clients(r):
                 ga = "; ".join(f"`{x['mask']:#x}` {clients.flag_names(x['flags'])} ×{x['count']}"
                                for x in run["getattr"] if x["fs"] == fs) or "–"
                 rp = run["rpcs"]
-                calls, ga = calls.replace("|", "\\|"), ga.replace("|", "\\|")
                 rows.append([f"`{run['client']}`", calls, ga,
                              fmt(run["task_clock_ns"] / 1e6, 1) if run["task_clock_ns"] else "–",
                              " ".join(f"{k} {v}" for k, v in rp.items() if v) or "–"])
