@@ -2,25 +2,33 @@
 # run.sh - the benchmark run: boot each variant, run every file-system
 # configuration in it, merge the results, write figures and a report.
 #
-# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-o RUNDIR] VARIANT...
+# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-j N] [-o RUNDIR] VARIANT...
 #   -q 1   QUICK: main masks only, no netem, Debian's default command line,
 #          no conformance suite, no scaling study
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
 #   -m     cost (default) or time
+#   -j N   guests at once (cost mode: one per core, at most one per 5 GiB
+#          of free memory; time mode: always 1)
 # Without -q 1 each variant also boots with init_on_alloc=0.
 # With traces, the btf variant's probe study (fentry/fexit).  Then the
 # conformance suite on each variant but series3, the scaling study and
 # (with traces) the real clients on patched.
 # Results: results/<run-id>/ (results/latest points at the newest).
+#
+# Every boot is a job; in cost mode jobs run side by side, since a cost
+# mode figure counts guest instructions and does not depend on what else
+# the host runs (two boots agree exactly: tests/boot-determinism.sh).  A
+# time mode figure does, so time mode runs one guest at a time.
 set -eu -o pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-QUICK=0 TRACE=1 MODE=cost RUNDIR=
-while getopts q:t:m:o: opt; do
+QUICK=0 TRACE=1 MODE=cost RUNDIR='' JOBS=''
+while getopts q:t:m:j:o: opt; do
 	case $opt in
 	q) QUICK=$OPTARG ;;
 	t) TRACE=$OPTARG ;;
 	m) MODE=$OPTARG ;;
+	j) JOBS=$OPTARG ;;
 	o) RUNDIR=$OPTARG ;;
 	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
@@ -29,6 +37,20 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- stock series3 patched
 PY=/usr/bin/python3
 
+if [ "$MODE" = time ]; then
+	if [ -n "$JOBS" ] && [ "$JOBS" != 1 ]; then
+		echo "run.sh: time mode measures wall-clock time: one guest at a time, not -j $JOBS" >&2
+		exit 2
+	fi
+	JOBS=1
+elif [ -z "$JOBS" ]; then
+	mem=$(awk '/^MemAvailable:/ { print int($2 / 5242880) }' /proc/meminfo)
+	JOBS=$(nproc)
+	[ "$mem" -lt "$JOBS" ] && JOBS=$mem
+	[ "$JOBS" -ge 1 ] || JOBS=1
+fi
+case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: -j wants a positive number" >&2; exit 2 ;; esac
+
 id=$(date -u +%Y%m%dT%H%M%SZ)-$MODE
 [ "$QUICK" = 1 ] && id=$id-quick
 RUNDIR=${RUNDIR:-$ROOT/results/$id}
@@ -36,69 +58,124 @@ mkdir -p "$RUNDIR"
 RUNDIR=$(cd "$RUNDIR" && pwd)
 t0=$(date +%s)
 
-appends=("")
-[ "$QUICK" = 1 ] || appends+=("init_on_alloc=0")
-n=$(($# * ${#appends[@]}))
-i=0
-for v in "$@"; do
-	for a in "${appends[@]}"; do
-		i=$((i + 1))
-		tag=$v${a:+.ioa0}
-		echo "[bench] boot $i/$n: $v${a:+ with $a}"
-		"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" ${a:+-a "$a"} -t 3000 \
-			-o "$RUNDIR/guest/$tag" -- \
-			"bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK" |
-			sed -u 's/^/  /'
-		grep -h '^case \|^harness\|^==' "$RUNDIR/guest/$tag/output" >"$RUNDIR/guest/$tag/cases.txt" || true
-		# Traces for the kernels users compare: stock and the whole series.
-		if [ "$TRACE" = 1 ] && [ -z "$a" ] && [ "$v" != series3 ] &&
-			[ -x "$ROOT/traces/guest-traces.sh" ]; then
-			echo "[bench] traces and profiles: $v"
-			"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 3000 -o "$RUNDIR/traces/$v" -- \
-				"traces/guest-traces.sh /mnt/io $v" | sed -u 's/^/  /' ||
-				echo "[bench] WARNING: traces for $v failed: $RUNDIR/traces/$v/output"
-		fi
-	done
-done
+# --- the jobs -------------------------------------------------------------
+# A job is one guest boot: a name, a kind, a variant, a kernel command-line
+# addition, a timeout, a run directory and a guest command.  A failed
+# "bench" job fails the run; any other kind is reported as a warning (its
+# absence shows in the report).  Output of "bench" and "traces" jobs is
+# streamed, each line tagged with its job; the others only report.
+J_NAME=() J_KIND=() J_VAR=() J_APP=() J_TMO=() J_OUT=() J_CMD=()
+add_job() {
+	J_NAME+=("$1") J_KIND+=("$2") J_VAR+=("$3") J_APP+=("$4")
+	J_TMO+=("$5") J_OUT+=("$6") J_CMD+=("$7")
+}
 
+# The scaling study and the real clients run on one kernel: the whole series.
+sv=patched
+case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
+
+# Longest first, so that the last jobs to finish are short ones.
+for v in "$@"; do
+	add_job "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
+		"bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
+	# Traces for the kernels users compare: stock and the whole series.
+	if [ "$TRACE" = 1 ] && [ "$v" != series3 ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
+		add_job "traces $v" traces "$v" "" 3000 "$RUNDIR/traces/$v" \
+			"traces/guest-traces.sh /mnt/io $v"
+	fi
+done
+if [ "$QUICK" != 1 ]; then
+	# Path depth, directory size, cold and hot, ls -l, fio's filestat.
+	add_job "scaling $sv" scale "$sv" "" 3000 "$RUNDIR/scale/$sv" \
+		"bench/guest-scale.sh /mnt/io $sv"
+	for v in "$@"; do
+		add_job "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
+			"$RUNDIR/guest/$v.ioa0" "bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
+	done
+	# ls -l, ls --color, stat --cached, find, du: their calls and masks
+	# from the series' events, their cost, their RPCs.
+	if [ "$TRACE" = 1 ]; then
+		add_job "clients $sv" clients "$sv" "" 3000 "$RUNDIR/clients/$sv" \
+			"bench/guest-clients.sh /mnt/io"
+	fi
+	# The conformance suite on the kernels users compare: pass/fail/skip
+	# counts go into results.json (tests/guest/conformance.sh).
+	for v in "$@"; do
+		[ "$v" = series3 ] && continue
+		add_job "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
+			tests/guest/conformance.sh
+	done
+fi
 # fentry and fexit need BTF: the btf variant (the whole series with
 # Debian's debug info and BTF) is booted for the probe study alone.
 if [ "$TRACE" = 1 ] && [ -f "$("$ROOT/vm/kbuild.sh" --dir btf)/bzImage" ]; then
-	echo "[bench] probe study with BTF: btf"
-	"$ROOT/vm/run.sh" -q -v btf -m "$MODE" -t 3000 -o "$RUNDIR/traces/btf" -- \
-		"PROBES_ONLY=1 traces/guest-traces.sh /mnt/io btf" | sed -u 's/^/  /' ||
-		echo "[bench] WARNING: the probe study on btf failed: $RUNDIR/traces/btf/output"
+	add_job "probes btf" traces btf "" 3000 "$RUNDIR/traces/btf" \
+		"PROBES_ONLY=1 traces/guest-traces.sh /mnt/io btf"
 fi
 
-# The conformance suite on the kernels users compare: pass/fail/skip
-# counts go into results.json (tests/guest/conformance.sh).
-for v in "$@"; do
-	[ "$v" = series3 ] || [ "$QUICK" = 1 ] && continue
-	echo "[bench] conformance suite: $v"
-	"$ROOT/vm/run.sh" -q -v "$v" -m "$MODE" -t 2400 -o "$RUNDIR/conformance/$v" -- \
-		tests/guest/conformance.sh >/dev/null ||
-		echo "[bench] WARNING: conformance failures on $v: $RUNDIR/conformance/$v/output"
-	grep -E '^# (Totals|FAILED)|^not ok' "$RUNDIR/conformance/$v/output" | sed 's/^/  /' || true
+N=${#J_NAME[@]}
+echo "[bench] $N guest boots, $JOBS at a time ($MODE mode), results in $RUNDIR"
+
+# run_job K: boot job K; its status is the guest command's.
+run_job() {
+	local k=$1 tag="${J_NAME[$1]}"
+	local app=()
+	[ -n "${J_APP[k]}" ] && app=(-a "${J_APP[k]}")
+	case ${J_KIND[k]} in
+	bench | traces)
+		"$ROOT/vm/run.sh" -q -v "${J_VAR[k]}" -m "$MODE" "${app[@]}" -t "${J_TMO[k]}" \
+			-o "${J_OUT[k]}" -- "${J_CMD[k]}" 2>&1 | sed -u "s/^/  [$tag] /"
+		;;
+	*)
+		"$ROOT/vm/run.sh" -q -v "${J_VAR[k]}" -m "$MODE" "${app[@]}" -t "${J_TMO[k]}" \
+			-o "${J_OUT[k]}" -- "${J_CMD[k]}" >/dev/null 2>&1
+		;;
+	esac
+}
+
+# finish K STATUS SECONDS: what a job leaves behind, and its verdict.
+finish() {
+	local k=$1 rc=$2 secs=$3 out="${J_OUT[$1]}"
+	case ${J_KIND[k]} in
+	bench)
+		grep -h '^case \|^harness\|^==' "$out/output" >"$out/cases.txt" 2>/dev/null || true
+		;;
+	conformance)
+		grep -E '^# (Totals|FAILED)|^not ok' "$out/output" 2>/dev/null |
+			sed "s/^/  [${J_NAME[k]}] /" || true
+		;;
+	esac
+	if [ "$rc" = 0 ]; then
+		echo "[bench] done $((done_n + 1))/$N: ${J_NAME[k]} (${secs} s)"
+	elif [ "${J_KIND[k]}" = bench ]; then
+		echo "[bench] FAILED: ${J_NAME[k]} (status $rc): $out/output" >&2
+		failed=1
+	else
+		echo "[bench] WARNING: ${J_NAME[k]} failed (status $rc): $out/output"
+	fi
+	done_n=$((done_n + 1))
+}
+
+declare -A running=() started=()
+next=0 done_n=0 failed=0
+while [ "$next" -lt "$N" ] || [ ${#running[@]} -gt 0 ]; do
+	# After a failed benchmark boot, start nothing new.
+	while [ "$failed" = 0 ] && [ "$next" -lt "$N" ] && [ ${#running[@]} -lt "$JOBS" ]; do
+		echo "[bench] start $((next + 1))/$N: ${J_NAME[next]}"
+		run_job "$next" &
+		running[$!]=$next
+		started[$!]=$(date +%s)
+		next=$((next + 1))
+	done
+	[ ${#running[@]} -gt 0 ] || break
+	pid='' rc=0
+	wait -n -p pid "${!running[@]}" || rc=$?
+	finish "${running[$pid]}" "$rc" $(($(date +%s) - ${started[$pid]}))
+	unset "running[$pid]" "started[$pid]"
 done
-
-# The scaling and workload study (path depth, directory size, cold and
-# hot, ls -l, fio's filestat as a peer) on one kernel: the whole series.
-sv=patched
-case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
-if [ "$QUICK" != 1 ]; then
-	echo "[bench] scaling study: $sv"
-	"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/scale/$sv" -- \
-		"bench/guest-scale.sh /mnt/io $sv" >/dev/null ||
-		echo "[bench] WARNING: scaling study failed: $RUNDIR/scale/$sv/output"
-fi
-
-# Real clients (ls -l, ls --color, stat --cached, find, du): their calls
-# and masks from the series' events, their cost, their RPCs.
-if [ "$QUICK" != 1 ] && [ "$TRACE" = 1 ]; then
-	echo "[bench] real clients: $sv"
-	"$ROOT/vm/run.sh" -q -v "$sv" -m "$MODE" -t 3000 -o "$RUNDIR/clients/$sv" -- \
-		"bench/guest-clients.sh /mnt/io" >/dev/null ||
-		echo "[bench] WARNING: real clients failed: $RUNDIR/clients/$sv/output"
+if [ "$failed" != 0 ]; then
+	echo "[bench] a benchmark boot failed: no results.json for $RUNDIR" >&2
+	exit 1
 fi
 
 $PY "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
