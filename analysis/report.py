@@ -51,12 +51,7 @@ class Report:
         self.mode = doc["mode"]
         self.unit = doc["configs"][0]["unit"]
         self.t = sr.table(doc)
-        self.boots = []
-        for c in sorted(doc["configs"], key=lambda c: (c["variant"] != "stock", c["variant"],
-                                                        c.get("kernel_append") or "")):
-            b = sr.boot_name(c)
-            if b not in self.boots:
-                self.boots.append(b)
+        self.boots = sr.boots(doc)
         self.labels = []
         for c in doc["configs"]:
             if c["label"] not in self.labels:
@@ -544,22 +539,17 @@ SECTIONS = {
 
 # --- figures -------------------------------------------------------------------
 
-def figures(r, outdir, prefix=""):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def figures(r, outdir):
+    """Every figure the results hold data for, into OUTDIR; returns their
+    PNGs' names relative to it.  A figure without its data is not drawn."""
+    plt = sr.pyplot()
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     made = []
-    mode_note = ("cost mode: instructions (QEMU -icount)" if r.mode == "cost"
-                 else "time mode: ns, median")
+    mode_note = sr.mode_note(r.mode)
 
     def save(fig, name):
-        for ext in ("png", "svg"):
-            fig.savefig(outdir / f"{prefix}{name}.{ext}", dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        made.append(f"{prefix}{name}.png")
+        made.append(sr.save_figure(fig, outdir, name).name)
 
     boots = [b for b in r.boots if IOA0 not in b]
     labels = [x for x in FS_LABELS if x in r.labels]

@@ -18,6 +18,10 @@ the next timer deadline, so cold monotonic figures are not latencies.
 import argparse
 import json
 import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
 
 FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs4"]
 DEPTH_CALLS = ["stat", "statx.BASIC_STATS", "statx.TYPE|MODE"]
@@ -193,10 +197,7 @@ def markdown(results):
 
 
 def figures(results, outdir):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = sr.pyplot()
     outdir.mkdir(parents=True, exist_ok=True)
     note = mode_note(results)
     unit, mode = _unit(results)
@@ -205,10 +206,7 @@ def figures(results, outdir):
     made = []
 
     def save(fig, name):
-        for ext in ("png", "svg"):
-            fig.savefig(outdir / f"{name}.{ext}", dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        made.append(outdir / f"{name}.png")
+        made.append(sr.save_figure(fig, outdir, name))
 
     fss = []
     for r in results:

@@ -1,6 +1,7 @@
 """The one results schema (bench/SCHEMA.md): loading, checking, lookups,
 and the statistics every analysis script shares."""
 import json
+import pathlib
 
 import numpy as np
 from scipy import stats
@@ -48,6 +49,17 @@ def boot_name(config):
     """variant, plus the kernel command-line knobs it was booted with."""
     a = config.get("kernel_append") or ""
     return config["variant"] + (f" [{a}]" if a else "")
+
+
+def boots(doc):
+    """Every boot of a document, stock first, then by variant and command
+    line: the order of the report's columns."""
+    out = []
+    for c in sorted(doc["configs"], key=lambda c: (c["variant"] != "stock", c["variant"],
+                                                    c.get("kernel_append") or "")):
+        if boot_name(c) not in out:
+            out.append(boot_name(c))
+    return out
 
 
 def table(doc):
@@ -118,3 +130,33 @@ def verdict(base, new, mode, threshold_pct=0.5, alpha=0.01):
     if delta < -threshold_pct:
         return delta, "improved"
     return delta, "ok"
+
+
+# --- figures -------------------------------------------------------------------
+
+def mode_note(mode):
+    """How every figure names the mode its numbers were measured in."""
+    return ("cost mode: instructions, QEMU -icount" if mode == "cost"
+            else "time mode: ns, median")
+
+
+def pyplot():
+    """matplotlib.pyplot without a display."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams["svg.hashsalt"] = "statx-study"
+    return plt
+
+
+def save_figure(fig, outdir, name):
+    """fig as OUTDIR/NAME.png (REPORT.md's) and NAME.svg; returns the PNG's
+    path.  No date in the SVG and fixed ids, so that drawing the same
+    numbers again gives the same files."""
+    import matplotlib.pyplot as plt
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    fig.savefig(outdir / f"{name}.png", dpi=110, bbox_inches="tight")
+    fig.savefig(outdir / f"{name}.svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return outdir / f"{name}.png"
