@@ -21,6 +21,8 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import dirty  # noqa: E402
+import probes  # noqa: E402
 import scale  # noqa: E402
 import statx_results as sr  # noqa: E402
 
@@ -236,9 +238,6 @@ def sec_nfs(r):
                       "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
 
 
-PROBES = ["tracepoint", "raw_tp", "kprobe", "kretprobe", "fentry", "fexit"]
-
-
 def sec_conformance(r):
     conf = r.doc.get("conformance")
     if not conf:
@@ -305,11 +304,6 @@ def sec_conformance(r):
     return "\n".join(out)
 
 
-DIRTY_CASES = ["dirty.stat", "dirty.fstat", "dirty.statx.BASIC_STATS", "dirty.statx.MTIME",
-               "dirty.statx.SIZE", "dirty.statx.TYPE|MODE",
-               "dirty.statx.BASIC_STATS.DONT_SYNC"]
-
-
 def sec_dirty(r):
     boot = "patched" if "patched" in r.boots else r.boots[-1]
     labels = [lb for lb in r.labels if r.case(boot, lb, "dirty.write")]
@@ -324,7 +318,7 @@ def sec_dirty(r):
     rows = []
     for lb in labels:
         w = r.v(boot, lb, "dirty.write")
-        for n in DIRTY_CASES:
+        for n in dirty.CASES:
             c = r.case(boot, lb, n)
             if not c:
                 continue
@@ -388,7 +382,7 @@ def sec_probes(r):
             x = r.v(boot, label, "stat")
             return ["–", "–"] if x is None else [fmt(x), f"{x - base:+,.0f}"]
         rows = [["none", fmt(base), "–", fmt(base), "–"]]
-        for p in PROBES:
+        for p in probes.KINDS:
             bt = cells(f"probe.{p}") if p != "raw_tp" else ["no such probe in bpftrace 0.17", "–"]
             rows.append([p] + bt + cells(f"probe.bpf.{p}"))
         out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
@@ -643,6 +637,8 @@ def figures(r, outdir):
         a2.legend(fontsize=7)
         fig.suptitle(f"NFS over loopback, {boot} ({mode_note})", fontsize=11)
         save(fig, "nfs")
+    made += [p.name for p in dirty.figures(r.doc, outdir)]
+    made += [p.name for p in probes.figures(r.doc, outdir)]
     runs = scale.from_results(r.doc)
     if runs:
         made += [f"scale/{p.name}" for p in scale.figures(runs, outdir / "scale")]

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""A writer's stat: what each call costs after a write, and what it sends.
+
+usage: dirty.py RESULTS -o DIR
+
+RESULTS is a results.json (bench/SCHEMA.md) or its summary
+(analysis/summarize.py).  Each `dirty.*` case writes one 4 KiB page of a
+file (pwrite) and then makes its call; `dirty.write` is the pwrite alone.
+Writes DIR/dirty.png and DIR/dirty.svg, for the patched boot (else the
+last one): per configuration and call, the call's cost beyond the pwrite
+(log scale), and on NFS the WRITE RPCs and the bytes written to the
+server per call (mountstats, an untimed pass).  stat() and a statx() mask
+with MTIME or CTIME must flush the page to learn them; SIZE, TYPE|MODE
+and DONT_SYNC need not.  Nothing is written when RESULTS has no dirty.*
+cases (a QUICK run).
+
+In cost mode a figure is guest ns, one per instruction, but on NFS a wait
+for the server or a writeback timer jumps the clock to the next timer
+deadline, so the NFS figures are not pure instruction counts.
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+CASES = ["dirty.stat", "dirty.fstat", "dirty.statx.BASIC_STATS", "dirty.statx.MTIME",
+         "dirty.statx.SIZE", "dirty.statx.TYPE|MODE", "dirty.statx.BASIC_STATS.DONT_SYNC"]
+# Calls that must flush (they ask for mtime or ctime) in warm colours,
+# the ones that need not in cool ones.
+COLOURS = ["#b2182b", "#d6604d", "#f4a582", "#8c510a", "#2166ac", "#4393c3", "#1b7837"]
+FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs4"]
+
+
+def boot(doc):
+    """The boot the study is read on: patched, else the last one."""
+    boots = sr.boots(doc)
+    return "patched" if "patched" in boots else boots[-1]
+
+
+def _order(label):
+    """Local file systems first, then NFS: version, default attribute
+    cache before actimeo=0, then by netem delay."""
+    parts = label.split(".")
+    netem = next((int(p[5:]) for p in parts if p.startswith("netem")), 0)
+    fs = FS_ORDER.index(parts[0]) if parts[0] in FS_ORDER else len(FS_ORDER)
+    return fs, "actimeo0" in parts, netem, label
+
+
+def points(doc):
+    """{label: {case: (beyond the write, WRITE RPCs or None, bytes or None)}}
+    for every configuration with a dirty.write, in figure order."""
+    b = boot(doc)
+    t = sr.table(doc)
+    labels = sorted({lb for (bt, lb, n) in t if bt == b and n == "dirty.write"}, key=_order)
+    out = {}
+    for lb in labels:
+        w = t[(b, lb, "dirty.write")]["median"]
+        out[lb] = {}
+        for n in CASES:
+            c = t.get((b, lb, n))
+            if c is None:
+                continue
+            ops = c.get("nfs_ops_per_call") or {}
+            out[lb][n] = (c["median"] - w, ops.get("WRITE"), ops.get("WRITE_BYTES"))
+    return out
+
+
+def figures(doc, outdir):
+    """The figure, or nothing without dirty.* cases; returns the PNGs made."""
+    pts = points(doc)
+    if not pts:
+        return []
+    plt = sr.pyplot()
+    mode = doc["mode"]
+    labels = list(pts)
+    xs = range(len(labels))
+    w = 0.8 / len(CASES)
+    fig, (a1, a2, a3) = plt.subplots(3, 1, figsize=(max(8.0, 1.15 * len(labels) + 2), 10.5),
+                                     sharex=True, gridspec_kw={"height_ratios": [2.2, 1, 1]})
+    for i, n in enumerate(CASES):
+        pos = [x - 0.4 + (i + 0.5) * w for x in xs]
+        cost = [pts[lb].get(n, (None,))[0] for lb in labels]
+        a1.bar([p for p, c in zip(pos, cost) if c and c > 0], [c for c in cost if c and c > 0],
+               width=w, color=COLOURS[i], label=n.replace("dirty.", ""))
+        for p, c in zip(pos, cost):
+            if c is not None and c <= 0:
+                a1.text(p, 1, "≤0", ha="center", va="bottom", fontsize=6, rotation=90)
+        for ax, k in ((a2, 1), (a3, 2)):
+            ys = [pts[lb].get(n, (None, None, None))[k] for lb in labels]
+            ax.bar([p for p, y in zip(pos, ys) if y is not None],
+                   [y for y in ys if y is not None], width=w, color=COLOURS[i])
+            for p, y in zip(pos, ys):
+                if y == 0:
+                    ax.text(p, 0, "0", ha="center", va="bottom", fontsize=7, color=COLOURS[i])
+    for x, lb in zip(xs, labels):
+        if all(v[1] is None for v in pts[lb].values()):
+            for ax in (a2, a3):
+                ax.text(x, 0.5, "local:\nno RPCs", ha="center", va="center", fontsize=8,
+                        color="grey", transform=ax.get_xaxis_transform())
+    a1.set_yscale("log")
+    a1.grid(axis="y", which="major", alpha=0.3)
+    if mode == "cost":
+        a1.set_ylabel("guest ns per call beyond the pwrite (log)\n"
+                      "1 ns = 1 instruction; a wait jumps the clock", fontsize=9)
+    else:
+        a1.set_ylabel("ns per call beyond the pwrite, median (log)", fontsize=9)
+    a1.legend(title="call after the write (red, brown: want a fresh mtime, so the page is "
+                    "flushed first; blue, green: do not)", fontsize=8, title_fontsize=8, ncol=4,
+              loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    a2.set_ylabel("NFS WRITE RPCs\nper call", fontsize=9)
+    a3.set_ylabel("bytes written to\nthe server per call", fontsize=9)
+    for ax in (a2, a3):
+        ax.set_ylim(bottom=0)
+        ax.grid(axis="y", alpha=0.3)
+    a3.set_xticks(list(xs))
+    a3.set_xticklabels(labels, rotation=30, ha="right", fontsize=9)
+    a3.set_xlabel("configuration (actimeo0: no attribute cache; "
+                  "netemN: a netem delay of N µs on lo)", fontsize=9)
+    fig.suptitle(f"A writer's stat: one 4 KiB pwrite, then the call, {boot(doc)} "
+                 f"({sr.mode_note(mode)})", fontsize=11, y=1.0)
+    fig.tight_layout()
+    return [sr.save_figure(fig, outdir, "dirty")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
+    a = ap.parse_args()
+    made = figures(sr.load(a.results), a.output)
+    for m in made:
+        print(f"figure: {m}")
+    if not made:
+        print(f"dirty.py: no dirty.* cases in {a.results}, no figure")
+
+
+if __name__ == "__main__":
+    main()
