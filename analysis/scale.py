@@ -6,8 +6,9 @@ usage: scale.py RESULTDIR... -o OUTDIR
 Each RESULTDIR is what bench/guest-scale.sh wrote (scale-<fs>.json and
 fio-<fs>-<stat_type>.json, directly or under raw/), usually a vm/run.sh
 run directory, whose vm.env names the kernel variant.  Writes to OUTDIR:
-depth, files, ls (PNG and SVG) and scale.md (the markdown() section:
-depth, directory size, ls -l per entry, fio against ours).
+depth, files, ls, fio (PNG and SVG; fio only when fio ran) and scale.md
+(the markdown() section: depth, directory size, ls -l per entry, fio
+against ours).
 
 Schema: bench/SCHEMA.md, "The scaling study".  Values are per call, per
 file or per entry; in cost mode they are instructions.  "cpu" is the CPU
@@ -291,6 +292,54 @@ def figures(results, outdir):
     fig.suptitle(f"ls -l per entry: fstatat against statx masks, and the real ls "
                  f"({note}; {r['name']})", fontsize=11)
     save(fig, "ls")
+
+    # fio's filestat against ours, per operation.
+    fio = [r for r in results if r["fio"]]
+    if fio:
+        fig, axs = plt.subplots(1, len(fio), figsize=(8.5 * len(fio), 5.4), squeeze=False)
+        for ax, r in zip(axs[0], fio):
+            keys = sorted(((fs, typ) for fs, typ in r["fio"] if fs in r["scale"]),
+                          key=lambda k: (_fss(r).index(k[0]), FIO_TYPES.index(k[1])
+                                         if k[1] in FIO_TYPES else 99))
+            ours = {k: fio_ours(r["scale"][k[0]], k[1]) for k in keys}
+            w = 0.27
+            for i, (name, val) in enumerate((
+                    ("fio mean", lambda k: fio_row(r["fio"][k])[1]),
+                    ("fio median (its histogram's bucket)", lambda k: fio_row(r["fio"][k])[0]),
+                    ("ours: the same call in our harness", lambda k: ours[k][0]))):
+                ax.bar([x + (i - 1) * w for x in range(len(keys))], [val(k) for k in keys],
+                       width=w, color=["C1", "C7", "C0"][i], label=name)
+            top = max(fio_row(r["fio"][k])[1] for k in keys)
+            for x, k in enumerate(keys):
+                mean = fio_row(r["fio"][k])[1]
+                ax.text(x, max(mean, ours[k][0]) + top * 0.02,
+                        f"fio − ours\n{mean - ours[k][0]:+,.0f}", ha="center", va="bottom",
+                        fontsize=8)
+            ax.set_ylim(0, top * 1.2)
+            ax.set_xticks(range(len(keys)))
+            ax.set_xticklabels([f"{fs}\n{typ}" for fs, typ in keys], fontsize=9)
+            ax.set_xlabel("file system and fio's stat_type")
+            ax.set_ylabel(f"{ylab} per stat call")
+            ax.grid(axis="y", alpha=0.3)
+            ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
+                      frameon=False)
+            whats = {}
+            for typ in FIO_TYPES:
+                for x in sorted({ours[k][1] for k in keys if k[1] == typ}):
+                    whats.setdefault(x, []).append(typ)
+            notes = [f"ours for fio's {', '.join(t)}: {x}" for x, t in whats.items()]
+            notes.append("fio's figure holds its clock read and glibc's wrapper; its statx is "
+                         "realpath() and statx(-1, absolute path, 0, STATX_ALL)")
+            if mode == "cost":
+                notes.append("fio's clat_ns is guest ns: one per instruction")
+            ax.text(0.0, -0.2, "\n".join(notes), transform=ax.transAxes, fontsize=7.5,
+                    va="top")
+            if len(fio) > 1:
+                ax.set_title(r["name"], fontsize=10, pad=24)
+        fig.suptitle(f"fio's filestat engine against our harness, per stat call\n({note}; "
+                     f"{', '.join(r['name'] for r in fio)})", fontsize=11)
+        fig.tight_layout()
+        save(fig, "fio")
     return made
 
 
