@@ -1,21 +1,32 @@
 #!/usr/bin/python3
 """Real clients (ls, stat, find, du): what bench/guest-clients.sh recorded.
 
-usage: clients.py DIR [-o FILE]     DIR: a run's clients/<variant>/clients
-                                    (or the directory holding it)
+usage: clients.py DIR [-o FILE] [--figures OUTDIR]
+                        DIR: a run's clients/<variant>/clients (or the
+                        directory holding it, with the guest's vm.env)
 
 For each configuration (ext4, nfs3, nfs3.actimeo0) and client: the
 stat-family system calls the client made with their masks and flags
 (traces/client_calls.bt), what getattr was asked on each file system
 (the series' stat:vfs_getattr_enter), its CPU time from perf stat's
 task-clock (cost mode: instructions, waits left out) and the NFS RPCs
-its run caused (mountstats before and after).  Prints JSON.
+its run caused (mountstats before and after).  Prints JSON (to FILE
+with -o; merge.py keeps it in results.json as "clients", keyed by
+variant).
+
+--figures OUTDIR draws OUTDIR/clients.png and .svg (report.py draws the
+same from a results.json): per client, the CPU time of its whole run
+(exec, loader and locale included, so not a cost per file) and the
+GETATTR RPCs its run sent per file of the directory.
 """
 import argparse
 import json
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
 
 CALL = re.compile(r"@calls\[(\w+), (\d+), (\d+)\]: (\d+)")
 GETATTR = re.compile(r"@getattr\[([\w.-]+), (\d+), (\d+)\]: (\d+)")
@@ -71,15 +82,94 @@ def load(d):
     return out
 
 
+def _config_label(cfg, c):
+    if not c["mount"].startswith("nfs"):
+        return cfg
+    return cfg + (" (actimeo=0)" if "acregmax=0" in c["mount"] else " (attribute cache on)")
+
+
+def figures(runs, mode, outdir):
+    """runs: {variant: load()'s result}, results.json's "clients".  The
+    figure, or nothing without runs; returns the PNGs made."""
+    series = [(v, cfg, c) for v, cfgs in (runs or {}).items()
+              for cfg, c in sorted(cfgs.items(), key=lambda kv: (kv[1]["mount"].startswith("nfs"),
+                                                                 "acregmax=0" in kv[1]["mount"],
+                                                                 kv[0]))
+              if c["runs"]]
+    if not series:
+        return []
+    plt = sr.pyplot()
+    clients = []
+    for _, _, c in series:
+        clients += [r["client"] for r in c["runs"] if r["client"] not in clients]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 1.0 + 0.75 * len(clients)), sharey=True)
+    h = 0.8 / len(series)
+    many = len(runs) > 1
+    local = []
+    for i, (v, cfg, c) in enumerate(series):
+        by = {r["client"]: r for r in c["runs"]}
+        ys = [y - 0.4 + (i + 0.5) * h for y in range(len(clients))]
+        label = (f"{v}, " if many else "") + _config_label(cfg, c)
+        cpu = [(y, by[n]["task_clock_ns"]) for y, n in zip(ys, clients)
+               if n in by and by[n]["task_clock_ns"]]
+        a1.barh([y for y, _ in cpu], [x / 1e6 for _, x in cpu], height=h, color=f"C{i}",
+                label=label)
+        for y, x in cpu:
+            a1.text(x / 1e6, y, f" {x / 1e6:.1f}", va="center", fontsize=7)
+        if not c["mount"].startswith("nfs"):
+            local.append(label)
+            continue
+        ga = [(y, by[n]["rpcs"].get("GETATTR", 0) / c["files"]) for y, n in zip(ys, clients)
+              if n in by and c["files"]]
+        a2.barh([y for y, _ in ga], [x for _, x in ga], height=h, color=f"C{i}", label=label)
+        for y, x in ga:
+            a2.text(x, y, f" {x:.2f}", va="center", fontsize=7)
+    a1.set_yticks(range(len(clients)))
+    a1.set_yticklabels(clients, fontsize=9)
+    a1.invert_yaxis()
+    a1.set_xlabel("CPU time of the whole run (perf task-clock), " +
+                  ("M instructions" if mode == "cost" else "ms") +
+                  "\nexec, loader and locale included", fontsize=9)
+    a2.set_xlabel("GETATTR RPCs per file in the directory\n(the run's RPCs / files)",
+                  fontsize=9)
+    if local:
+        a2.text(0.98, 0.02, f"{', '.join(local)}: local, no RPCs", transform=a2.transAxes,
+                ha="right", va="bottom", fontsize=8, color="grey")
+    for ax in (a1, a2):
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_xlim(right=ax.get_xlim()[1] * 1.1)
+    a1.legend(fontsize=8, loc="lower right", title="configuration", title_fontsize=8)
+    files = sorted({c["files"] for _, _, c in series})
+    fig.suptitle(f"Real clients over a directory of {' or '.join(map(str, files))} files, "
+                 f"a subdirectory and a symlink ({', '.join(runs)}; {sr.mode_note(mode)})",
+                 fontsize=11)
+    fig.tight_layout()
+    return [sr.save_figure(fig, outdir, "clients")]
+
+
+def _vm_env(d):
+    """The guest's vm.env beside or above a clients directory."""
+    for p in (d / "vm.env", d.parent / "vm.env"):
+        if p.exists():
+            return dict(line.split("=", 1) for line in p.read_text().splitlines() if "=" in line)
+    return {}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
     ap.add_argument("-o", "--output")
+    ap.add_argument("--figures", metavar="OUTDIR")
     a = ap.parse_args()
     doc = load(a.dir)
     if not doc:
         sys.exit(f"clients.py: nothing under {a.dir}")
+    if a.figures:
+        d = pathlib.Path(a.dir)
+        env = _vm_env(d / "clients" if (d / "clients").is_dir() else d)
+        for m in figures({env.get("variant", "?"): doc}, env.get("mode", "cost"), a.figures):
+            print(f"figure: {m}", file=sys.stderr)
     text = json.dumps(doc, indent=1) + "\n"
     if a.output:
         pathlib.Path(a.output).write_text(text)

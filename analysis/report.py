@@ -21,6 +21,7 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import clients  # noqa: E402
 import dirty  # noqa: E402
 import probes  # noqa: E402
 import scale  # noqa: E402
@@ -335,7 +336,6 @@ def sec_clients(r):
     runs = r.doc.get("clients")
     if not runs:
         return "No real-client runs in these results (bench/run.sh runs them).\n"
-    import clients
     out = []
     for variant, cfgs in runs.items():
         for cfg, c in cfgs.items():
@@ -639,6 +639,7 @@ def figures(r, outdir):
         save(fig, "nfs")
     made += [p.name for p in dirty.figures(r.doc, outdir)]
     made += [p.name for p in probes.figures(r.doc, outdir)]
+    made += [p.name for p in clients.figures(r.doc.get("clients"), r.mode, outdir)]
     runs = scale.from_results(r.doc)
     if runs:
         made += [f"scale/{p.name}" for p in scale.figures(runs, outdir / "scale")]
