@@ -545,37 +545,62 @@ def figures(r, outdir):
     def save(fig, name):
         made.append(sr.save_figure(fig, outdir, name).name)
 
-    boots = [b for b in r.boots if IOA0 not in b]
     labels = [x for x in FS_LABELS if x in r.labels]
     names = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
              "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
+    # One colour per kernel, whatever its command line.
+    variants = list(dict.fromkeys(b.split(" [")[0] for b in r.boots))
+    # Boots with none of these cases (btf runs the probe study only) get no bar.
+    boots = [b for b in r.boots if IOA0 not in b
+             and any(r.v(b, lb, n) is not None for lb in labels for n in names)]
+
     def bars(ax, boots, label, names):
-        """One bar per boot and case; a failed call is hatched and named."""
+        """One bar per boot and case, grouped around the case's tick; a
+        failed call is hatched and named.  Returns the drawn values."""
+        h = 0.8 / len(boots)
+        drawn_vals = []
         for i, b in enumerate(boots):
-            ys = [y + i * 0.4 for y in range(len(names))]
+            ys = [y - 0.4 + (i + 0.5) * h for y in range(len(names))]
             vals = [r.v(b, label, n) or 0 for n in names]
-            drawn = ax.barh(ys, vals, height=0.4, label=b)
+            drawn_vals += [v for v in vals if v > 0]
+            colour = f"C{variants.index(b.split(' [')[0])}"
+            drawn = ax.barh(ys, vals, height=h, label=b, color=colour)
             for bar, n in zip(drawn, names):
                 c = r.case(b, label, n)
                 if c and c["ret"] < 0:
                     bar.set_hatch("//")
                     bar.set_alpha(0.5)
-                    ax.text(bar.get_width(), bar.get_y() + 0.2, f" fails: {c['errno']}",
+                    ax.text(bar.get_width(), bar.get_y() + h / 2, f" fails: {c['errno']}",
                             va="center", fontsize=7)
+        ax.set_yticks(range(len(names)))
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        return drawn_vals
 
-    fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels), 4.2), sharey=False,
-                             squeeze=False)
-    for ax, label in zip(axes[0], labels):
-        bars(ax, boots, label, names)
-        ax.set_yticks([y + 0.2 for y in range(len(names))])
-        ax.set_yticklabels(names if label == labels[0] else [""] * len(names), fontsize=8)
-        ax.invert_yaxis()
-        ax.set_title(label, fontsize=10)
-        ax.set_xlabel(r.unit + " per call", fontsize=8)
-        ax.tick_params(axis="x", labelsize=7)
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"stat() against statx() masks, per file system ({mode_note})", fontsize=11)
-    save(fig, "filesystems")
+    if labels and boots:
+        ncols = min(3, len(labels))
+        nrows = -(-len(labels) // ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols + 1.6, 3.9 * nrows),
+                                 sharey=True, squeeze=False)
+        for ax in axes.flat[len(labels):]:
+            ax.set_visible(False)
+        for k, (ax, label) in enumerate(zip(axes.flat, labels)):
+            vals = bars(ax, boots, label, names)
+            ax.set_yticklabels(names, fontsize=8)
+            ax.tick_params(axis="y", labelleft=k % ncols == 0)
+            ax.set_title(label, fontsize=10)
+            # fstat() next to a GETATTR round trip (actimeo=0): orders of magnitude.
+            log = vals and max(vals) / min(vals) > 20
+            if log:
+                ax.set_xscale("log")
+            ax.set_xlabel(r.unit + " per call" + (" (log)" if log else ""), fontsize=8)
+            ax.tick_params(axis="x", labelsize=7)
+            ax.set_xlim(right=ax.get_xlim()[1] * (3 if log else 1.25))
+        fig.suptitle(f"stat() against statx() masks, per file system ({mode_note})",
+                     fontsize=11)
+        fig.tight_layout()
+        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center",
+                   ncol=len(boots), fontsize=9, bbox_to_anchor=(0.5, -0.04), frameon=False)
+        save(fig, "filesystems")
 
     pairs = [(s, s.replace("stock", "patched")) for s in r.boots if s.startswith("stock")]
     pairs = [(s, p) for s, p in pairs if p in r.boots]
@@ -583,13 +608,13 @@ def figures(r, outdir):
         fig, axes = plt.subplots(1, len(pairs), figsize=(6 * len(pairs), 4), squeeze=False)
         for ax, (s, p) in zip(axes[0], pairs):
             bars(ax, (s, p), "ext4", SERIES_CASES)
-            ax.set_yticks([y + 0.2 for y in range(len(SERIES_CASES))])
             ax.set_yticklabels(SERIES_CASES, fontsize=8)
-            ax.invert_yaxis()
             ax.set_xlabel(r.unit + " per call", fontsize=8)
+            ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
             ax.legend(fontsize=8)
             ax.set_title(s.replace("stock", "stock vs patched") or "default", fontsize=10)
         fig.suptitle(f"The patch series on ext4 ({mode_note})", fontsize=11)
+        fig.tight_layout()
         save(fig, "series")
 
     # Patch 4: stat() by name length, one line per boot.
@@ -618,24 +643,26 @@ def figures(r, outdir):
         boot = "patched" if "patched" in r.boots else r.boots[0]
         nn = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.BASIC_STATS.FORCE_SYNC",
               "statx.BASIC_STATS.DONT_SYNC"]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(nn) / 2 + 2.5))
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(nn) / 2 + 2.5),
+                                     sharey=True)
         ys = range(len(nfs))
+        w = 0.8 / len(nn)
         for i, n in enumerate(nn):
             cost = [r.v(boot, lb, n) or 0 for lb in nfs]
             ga = [((r.case(boot, lb, n) or {}).get("nfs_ops_per_call") or {}).get("GETATTR", 0)
                   for lb in nfs]
-            w = 0.8 / len(nn)
-            a1.barh([y + i * w for y in ys], cost, height=w, label=n)
-            a2.barh([y + i * w for y in ys], ga, height=w, label=n)
-        for a in (a1, a2):
-            a.set_yticks([y + 0.4 for y in ys])
-            a.set_yticklabels(nfs, fontsize=8)
-            a.invert_yaxis()
+            pos = [y - 0.4 + (i + 0.5) * w for y in ys]
+            a1.barh(pos, cost, height=w, label=n)
+            a2.barh(pos, ga, height=w, label=n)
+        a1.set_yticks(list(ys))
+        a1.set_yticklabels(nfs, fontsize=8)
+        a1.set_ylim(len(nfs) - 0.5, -0.5)
         a1.set_xscale("log")
         a1.set_xlabel(r.unit + " per call (log)", fontsize=8)
         a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
         a2.legend(fontsize=7)
         fig.suptitle(f"NFS over loopback, {boot} ({mode_note})", fontsize=11)
+        fig.tight_layout()
         save(fig, "nfs")
     made += [p.name for p in dirty.figures(r.doc, outdir)]
     made += [p.name for p in probes.figures(r.doc, outdir)]
