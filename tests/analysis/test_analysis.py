@@ -271,3 +271,178 @@ def test_clients_parse_calls_getattr_cost_and_rpcs(tmp_path):
     text = report.sec_clients(report.Report(d2))
     assert "statx `0x25e` NOFOLLOW\\|NO_AUTOMOUNT ×103" in text and "GETATTR 939" in text
     assert "actimeo=0" in text
+
+
+# --- figures beside the tables: drawn from fixture data, skipped without ---------
+
+def _with_dirty(doc):
+    d = copy.deepcopy(doc)
+    for c in d["configs"]:
+        if c["variant"] != "patched" or c["kernel_append"]:
+            continue
+        nfs = c["label"].startswith("nfs")
+
+        def case(name, median, write=0.0):
+            x = make_case(name, median, getattr_=0.0 if nfs else None)
+            if nfs:
+                x["nfs_ops_per_call"].update(WRITE=write, WRITE_BYTES=4212.0 * write)
+            return x
+        c["cases"] += [case("dirty.write", 13000.0),
+                       case("dirty.stat", 13000.0 + (16e6 if nfs else 3800.0), 1.0),
+                       case("dirty.statx.SIZE", 13000.0 + (6000.0 if nfs else 4000.0))]
+    return d
+
+
+def _with_probes(doc):
+    d = copy.deepcopy(doc)
+    for label, stat in (("probe.none", 3906.0), ("probe.kprobe", 4352.0),
+                        ("probe.bpf.kprobe", 4266.0), ("probe.bpf.raw_tp", 4021.0)):
+        d["configs"].append(make_config("patched", label, [make_case("stat", stat),
+                                                           make_case("fstat", 1148.0)]))
+    return d
+
+
+def _scale_entry(fio=True):
+    """One run of the scaling study as results.json keeps it (scale.for_results)."""
+    def point(m):
+        return {"median": m, "samples": [m], "cpu_median": m, "cpu_samples": [m],
+                "dentries_before": 100, "dentries_after": 110}
+    depth = {"depths": list(range(1, 17)),
+             "series": {call: {"points": [point(2870.0 + 345 * i) for i in range(16)]}
+                        for call in ("stat", "statx.BASIC_STATS", "statx.TYPE|MODE")}}
+    files = [{"n": n, "stat": {"hot": point(2873.0), "cold": point(20000.0)},
+              "ls": dict({w: {"hot": point(4400.0), "cold": point(27000.0)}
+                          for w in ("getdents+fstatat", "getdents+statx.ls",
+                                    "getdents+statx.BASIC_STATS", "debian_ls_syscalls")},
+                         real_ls={"hot_per_entry": 20000.0, "cold_per_entry": 44000.0})}
+             for n in (10, 1000)]
+    doc = {"kind": "scale", "fs": "ext4", "unit": "ns", "mode": "cost",
+           "ls_mask_name": "MODE|SIZE", "depth": depth, "files": files}
+
+    def job(mean):
+        return {"read": {"clat_ns": {"mean": mean, "N": 3000,
+                                     "percentile": {"50.000000": mean - 10}}}}
+    return {"name": "patched", "scale": {"ext4": doc},
+            "fio": {"ext4-stat": job(3003.0), "ext4-lstat": job(2996.0),
+                    "ext4-statx": job(16819.0)} if fio else {}}
+
+
+def _client_runs(tmp_path):
+    import clients
+    d = tmp_path / "clients"
+    d.mkdir()
+    for cfg, mount, getattrs in (("ext4", "ext4 rw", None), ("nfs3", "nfs rw,acregmax=0", 939)):
+        (d / f"{cfg}.env").write_text(f"files=100\nmount={mount}\n")
+        (d / f"{cfg}.1.cmd").write_text("ls -l DIR\n")
+        (d / f"{cfg}.1.bt").write_text("@calls[statx, 606, 2304]: 103\n")
+        (d / f"{cfg}.1.perf").write_text("29.81,msec,task-clock,29805467,100.00,0.098,CPUs\n")
+        if getattrs:
+            (d / f"{cfg}.1.rpc").write_text(f"GETATTR=1700\nGETATTR={1700 + getattrs}\n")
+    return {"patched": clients.load(tmp_path)}
+
+
+def _figure(made, out, name):
+    assert [p.name for p in made] == [f"{name}.png"]
+    assert (out / f"{name}.png").stat().st_size > 1000
+    svg = (out / f"{name}.svg").read_text()
+    assert "cost mode: instructions, QEMU -icount" in svg     # the mode is named
+    assert "<dc:date>" not in svg      # the same numbers draw the same file
+
+
+def test_dirty_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import dirty
+    d = _with_dirty(doc)
+    pts = dirty.points(d)
+    assert list(pts) == ["ext4", "nfs3.actimeo0"]          # local first
+    assert pts["ext4"]["dirty.stat"] == (3800.0, None, None)
+    assert pts["nfs3.actimeo0"]["dirty.stat"] == (16e6, 1.0, 4212.0)
+    assert pts["nfs3.actimeo0"]["dirty.statx.SIZE"] == (6000.0, 0.0, 0.0)
+    _figure(dirty.figures(d, tmp_path), tmp_path, "dirty")
+    assert dirty.figures(doc, tmp_path / "none") == [] and not (tmp_path / "none").exists()
+
+
+def test_probe_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import probes
+    h = probes.hits(_with_probes(doc))
+    assert h == {"patched": (3906.0, {(0, "kprobe"): 446.0, (1, "kprobe"): 360.0,
+                                      (1, "raw_tp"): 115.0})}
+    _figure(probes.figures(_with_probes(doc), tmp_path), tmp_path, "probes")
+    assert probes.figures(doc, tmp_path / "none") == [] and not (tmp_path / "none").exists()
+
+
+def test_fio_figure_from_fixture_and_skipped_without(tmp_path):
+    import scale
+    runs = scale.from_results({"scale": [_scale_entry()]})
+    made = scale.figures(runs, tmp_path / "with")
+    assert [p.name for p in made] == ["depth.png", "files.png", "ls.png", "fio.png"]
+    assert "statx(BASIC_STATS)" in (tmp_path / "with" / "fio.svg").read_text()
+    runs = scale.from_results({"scale": [_scale_entry(fio=False)]})
+    made = scale.figures(runs, tmp_path / "without")
+    assert "fio.png" not in [p.name for p in made]
+    assert not (tmp_path / "without" / "fio.png").exists()
+
+
+def test_clients_figure_from_fixture_and_skipped_without(tmp_path):
+    import clients
+    runs = _client_runs(tmp_path)
+    _figure(clients.figures(runs, "cost", tmp_path / "out"), tmp_path / "out", "clients")
+    svg = (tmp_path / "out" / "clients.svg").read_text()
+    assert "9.39" in svg and "29.8" in svg          # 939 GETATTRs / 100 files; M instructions
+    assert "ext4: local, no RPCs" in svg
+    assert clients.figures({}, "cost", tmp_path / "none") == []
+    assert clients.figures(None, "cost", tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
+
+
+def test_report_draws_the_new_figures_only_with_their_data(doc, tmp_path):
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(doc))
+    subprocess.run([PY, str(ROOT / "analysis/report.py"), str(bare), "-o", str(tmp_path / "b")],
+                   check=True)
+    for name in ("dirty", "probes", "clients", "scale/fio"):
+        assert not (tmp_path / "b" / f"{name}.png").exists()
+    full = _with_probes(_with_dirty(doc))
+    full["scale"] = [_scale_entry()]
+    full["clients"] = _client_runs(tmp_path)
+    res = tmp_path / "full.json"
+    res.write_text(json.dumps(full))
+    subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "-o", str(tmp_path / "f")],
+                   check=True)
+    text = (tmp_path / "f" / "REPORT.md").read_text()
+    for name in ("dirty", "probes", "clients", "scale/fio"):
+        assert (tmp_path / "f" / f"{name}.png").stat().st_size > 1000
+        assert f"![{name}.png]({name}.png)" in text
+    # The same figures from the committed summary's way: --update with --figures.
+    md = tmp_path / "REPORT.md"
+    md.write_text("<!-- generated:dirty -->\n<!-- end:dirty -->\n")
+    subprocess.run([PY, str(ROOT / "analysis/report.py"), str(res), "--update", str(md),
+                    "--figures", str(tmp_path / "u")], check=True)
+    for name in ("dirty", "probes", "clients", "scale/fio"):
+        assert (tmp_path / "u" / f"{name}.svg").exists()
+
+
+@pytest.mark.parametrize("script", ["dirty.py", "probes.py"])
+def test_figure_scripts_skip_quietly_without_data(doc, tmp_path, script):
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(doc))
+    out = subprocess.run([PY, str(ROOT / "analysis" / script), str(res), "-o",
+                          str(tmp_path / "out")], capture_output=True, text=True, check=True)
+    assert "no figure" in out.stdout and not (tmp_path / "out").exists()
+    assert "usage" in subprocess.run([PY, str(ROOT / "analysis" / script), "--help"],
+                                     capture_output=True, text=True, check=True).stdout
+
+
+def test_figures_name_time_mode(doc, tmp_path):
+    import dirty
+    import probes
+    d = _with_probes(_with_dirty(doc))
+    d["mode"] = "time"
+    for c in d["configs"]:
+        c["mode"], c["unit"] = "time", "ns"
+    made = dirty.figures(d, tmp_path) + probes.figures(d, tmp_path)
+    assert [p.name for p in made] == ["dirty.png", "probes.png"]
+    for name in ("dirty", "probes"):
+        svg = (tmp_path / f"{name}.svg").read_text()
+        assert "time mode: ns, median" in svg and "cost mode" not in svg
+    assert "ns added to one stat()" in (tmp_path / "probes.svg").read_text()
+    assert "ns per call beyond the pwrite" in (tmp_path / "dirty.svg").read_text()
