@@ -11,7 +11,14 @@ CMD ?= uname -r
 TIMEOUT ?= 600
 APPEND ?=
 QUICK ?= 0
-TRACE ?= 1
+# Traces and the probe study are part of a full run; QUICK=1 leaves them
+# out unless TRACE=1 is given.
+TRACE ?= $(if $(filter 1,$(QUICK)),0,1)
+# Guests at once (bench/run.sh -j): empty for one per core in cost mode.
+JOBS ?=
+# Time mode under TCG (KVM unusable) is refused unless this is 1.
+ALLOW_TCG_TIME ?= 0
+export ALLOW_TCG_TIME
 BASE ?= stock
 NEW ?= patched
 THRESHOLD ?= 0.5
@@ -51,9 +58,11 @@ bench-bin: deps
 
 ## make bench [QUICK=1] [TRACE=0]   stock, series3 (patches 1-3) and
 ##                            patched (1-4), every file system
+##   [MODE=time [ALLOW_TCG_TIME=1]] [JOBS=n]
 bench: kernels
 	@$(MAKE) -s bench-bin
-	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) stock series3 patched
+	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) $(if $(JOBS),-j $(JOBS)) \
+		stock series3 patched
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps

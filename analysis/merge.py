@@ -48,6 +48,9 @@ def merge(rundir):
         raws = sorted((boot / "raw").glob("*.json")) + sorted((boot / "probes").glob("*.json"))
         for raw in raws:
             r = json.loads(raw.read_text())
+            # Time mode: the interval the harness aimed at, and its warning
+            # when the clock was an emulator's.
+            extra = {k: r[k] for k in ("ci_target", "warning") if k in r}
             configs.append({
                 "boot": boot.name,
                 "variant": vm["variant"],
@@ -61,6 +64,7 @@ def merge(rundir):
                 "env": r["env"],
                 "overhead": r["overhead"],
                 "cases": r["cases"],
+                **extra,
             })
     if not configs:
         sys.exit(f"merge.py: no results under {rundir}/guest")

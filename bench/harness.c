@@ -16,6 +16,11 @@
  *   --quick            only the cases marked quick
  *   --cases A,B,...    only these cases (a trailing * matches a prefix)
  *   --samples N        samples per case (default 9 cost, 31 time)
+ *   --ci-target F      time mode: add interleaved rounds until every case's
+ *                      95% confidence interval of the median is within
+ *                      +-F of it (default 0.01), or a limit is reached
+ *   --max-samples N    time mode: at most N samples per case (default 2000)
+ *   --max-seconds S    time mode: stop adding rounds after S s (default 120)
  *   --budget NS        clock ns per sample, sizes the iterations
  *                      (default 400000)
  *   --label TEXT       names this configuration in the output
@@ -33,6 +38,7 @@
 #include <fnmatch.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -52,7 +58,8 @@
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *json, *label, *nfs_mount;
 	int quick, allow_tcg_time, list;
-	unsigned int samples;
+	unsigned int samples, max_samples;
+	double ci_target, max_seconds;
 	uint64_t budget;
 	const char *env[MAX_ENV];
 	unsigned int nenv;
@@ -144,6 +151,35 @@ static double median(const double *v, unsigned int n)
 	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	free(s);
 	return m;
+}
+
+/*
+ * A distribution-free 95% confidence interval for the median of @n
+ * samples: the order statistics at ranks n/2 -+ 1.96 sqrt(n)/2 (the
+ * normal approximation of the binomial; conservative for small n).
+ */
+static void median_ci95(const double *v, unsigned int n, double *lo, double *hi)
+{
+	double *s = malloc(n * sizeof(*s));
+	double h = 0.98 * sqrt(n);
+	long j = (long)floor(n / 2.0 - h), k = (long)ceil(n / 2.0 + h);
+
+	if (!s)
+		die("out of memory");
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	*lo = s[j < 0 ? 0 : j];
+	*hi = s[k > (long)n - 1 ? n - 1 : k];
+	free(s);
+}
+
+/* Is @r's interval within +-@target of its median? */
+static int ci_met(const struct bench_result *r, double target)
+{
+	double m = median(r->samples, r->nsamples), lo, hi;
+
+	median_ci95(r->samples, r->nsamples, &lo, &hi);
+	return fabs(m) > 0 && (hi - lo) / 2 <= target * fabs(m);
 }
 
 /* A word of the kernel command line (sxs.accel=tcg, init_on_alloc=0). */
@@ -347,6 +383,7 @@ static void write_json(const struct options *o, const struct bench_result *r,
 	struct utsname u;
 	char buf[256], mask[128];
 	unsigned int i, j;
+	double lo, hi;
 
 	if (!f)
 		die("cannot write %s: %s", o->json, strerror(errno));
@@ -378,6 +415,12 @@ static void write_json(const struct options *o, const struct bench_result *r,
 	}
 	fprintf(f, "\n  },\n  \"overhead\": {\"fixed\": %.3f, \"per_iter\": %.3f},\n",
 		ovh_fixed, ovh_iter);
+	if (!strcmp(o->mode, "time")) {
+		fprintf(f, "  \"ci_target\": %.4f,\n", o->ci_target);
+		if (cmdline_arg("sxs.accel", buf, sizeof(buf)) && !strcmp(buf, "tcg"))
+			fprintf(f, "  \"warning\": \"time mode under TCG: the wall clock of an "
+				"emulator, not of the hardware\",\n");
+	}
 	fprintf(f, "  \"cases\": [\n");
 	for (i = 0; i < n; i++) {
 		const struct bench_case *bc = r[i].bc;
@@ -397,7 +440,10 @@ static void write_json(const struct options *o, const struct bench_result *r,
 			(unsigned long long)r[i].iters, median(r[i].samples, r[i].nsamples));
 		for (j = 0; j < r[i].nsamples; j++)
 			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
-		fprintf(f, "]");
+		median_ci95(r[i].samples, r[i].nsamples, &lo, &hi);
+		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f]", lo, hi);
+		if (!strcmp(o->mode, "time"))
+			fprintf(f, ", \"ci_met\": %s", r[i].ci_met ? "true" : "false");
 		if (o->nfs_mount) {
 			fprintf(f, ",\n     \"nfs_ops_per_call\": {");
 			for (j = 0; j < NR_NFS_OPS; j++)
@@ -415,16 +461,70 @@ static void write_json(const struct options *o, const struct bench_result *r,
 static void report_line(const struct bench_result *r, unsigned int i,
 			unsigned int n)
 {
-	printf("case %u/%u %-30s %12.1f%s%s%s\n", i + 1, n, r->bc->name,
-	       median(r->samples, r->nsamples), r->ret < 0 ? " (fails: " : "",
-	       r->ret < 0 ? strerrorname_np(r->err) : "", r->ret < 0 ? ")" : "");
+	double m = median(r->samples, r->nsamples), lo, hi;
+	char ci[64] = "";
+
+	if (r->nsamples > 1) {
+		median_ci95(r->samples, r->nsamples, &lo, &hi);
+		if (hi > lo && m)
+			snprintf(ci, sizeof(ci), " +-%.2f%%%s", (hi - lo) / 2 / fabs(m) * 100,
+				 r->ci_met ? "" : " (wide)");
+	}
+	printf("case %u/%u %-30s %12.1f%s%s%s%s\n", i + 1, n, r->bc->name, m, ci,
+	       r->ret < 0 ? " (fails: " : "", r->ret < 0 ? strerrorname_np(r->err) : "",
+	       r->ret < 0 ? ")" : "");
 	fflush(stdout);
+}
+
+/* One sample of case @r: clock ns per call, the harness's cost taken off. */
+static double sample(const struct bench_result *r, struct bench_ctx *c,
+		     double ovh_fixed, double ovh_iter)
+{
+	return (run_batch(r->bc->body, c, r->iters) - ovh_fixed) / r->iters - ovh_iter;
+}
+
+/*
+ * Time mode: rounds of one sample per case, the cases in a different
+ * order each round (a rotation), so that drift and neighbours spread over
+ * every case alike.  After the first --samples rounds, more rounds until
+ * every case's 95% interval is within --ci-target of its median, or
+ * --max-samples or --max-seconds is reached; each case records whether
+ * its interval met the target.
+ */
+static void time_rounds(const struct options *o, struct bench_result *res,
+			struct bench_ctx *ctx, unsigned int n, double ovh_fixed,
+			double ovh_iter)
+{
+	uint64_t t0 = now_ns();
+	unsigned int s, i, k, missed;
+
+	for (s = 0; s < o->max_samples; s++) {
+		for (k = 0; k < n; k++) {
+			i = (k + s) % n;
+			res[i].samples[s] = sample(&res[i], &ctx[i], ovh_fixed, ovh_iter);
+			res[i].nsamples = s + 1;
+		}
+		/* Checked after the first rounds, then every tenth round. */
+		if (s + 1 < o->samples || (s + 1 > o->samples && (s + 1) % 10))
+			continue;
+		for (missed = 0, i = 0; i < n; i++)
+			missed += !ci_met(&res[i], o->ci_target);
+		if (!missed || (now_ns() - t0) / 1e9 > o->max_seconds)
+			break;
+	}
+	for (missed = 0, i = 0; i < n; i++) {
+		res[i].ci_met = ci_met(&res[i], o->ci_target);
+		missed += !res[i].ci_met;
+	}
+	printf("time mode: %u rounds in %.1f s, %u of %u cases within +-%.3g%% (95%% CI of the median)\n",
+	       res[0].nsamples, (now_ns() - t0) / 1e9, n - missed, n, o->ci_target * 100);
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: statx-bench [--dir DIR] [--fs NAME] [--variant NAME] [--mode cost|time]\n"
 		"  [--quick] [--cases A,B*] [--samples N] [--budget NS] [--label TEXT]\n"
+		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
 	exit(2);
 }
@@ -436,6 +536,8 @@ static void parse(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = "cost";
 	o->budget = 400000;
+	o->ci_target = 0.01;
+	o->max_seconds = 120;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -464,6 +566,12 @@ static void parse(int argc, char **argv, struct options *o)
 			o->label = v;
 		else if (!strcmp(a, "--samples"))
 			o->samples = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--ci-target"))
+			o->ci_target = strtod(v, NULL);
+		else if (!strcmp(a, "--max-samples"))
+			o->max_samples = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--max-seconds"))
+			o->max_seconds = strtod(v, NULL);
 		else if (!strcmp(a, "--budget"))
 			o->budget = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--env") && strchr(v, '=') && o->nenv < MAX_ENV)
@@ -475,6 +583,15 @@ static void parse(int argc, char **argv, struct options *o)
 		die("--mode is cost or time, not %s", o->mode);
 	if (!o->samples)
 		o->samples = !strcmp(o->mode, "cost") ? 9 : 31;
+	/* Cost mode is exact: its samples agree, and more would add nothing. */
+	if (!strcmp(o->mode, "cost"))
+		o->max_samples = o->samples;
+	else if (!o->max_samples)
+		o->max_samples = 2000;
+	if (o->max_samples < o->samples)
+		o->max_samples = o->samples;
+	if (o->ci_target <= 0 || o->max_seconds <= 0)
+		die("--ci-target and --max-seconds want positive numbers");
 }
 
 int main(int argc, char **argv)
@@ -544,7 +661,7 @@ int main(int argc, char **argv)
 		res[i].iters = o.budget / pilot ? o.budget / pilot : 1;
 		run_batch(bc->body, &ctx[i], res[i].iters);
 		res[i].nsamples = o.samples;
-		res[i].samples = calloc(o.samples, sizeof(double));
+		res[i].samples = calloc(o.max_samples, sizeof(double));
 		if (!res[i].samples)
 			die("out of memory");
 	}
@@ -553,15 +670,11 @@ int main(int argc, char **argv)
 	if (!strcmp(o.mode, "cost")) {
 		for (i = 0; i < n; i++) {
 			for (s = 0; s < o.samples; s++)
-				res[i].samples[s] = (run_batch(res[i].bc->body, &ctx[i], res[i].iters) -
-						     ovh_fixed) / res[i].iters - ovh_iter;
+				res[i].samples[s] = sample(&res[i], &ctx[i], ovh_fixed, ovh_iter);
 			report_line(&res[i], i, n);
 		}
 	} else {
-		for (s = 0; s < o.samples; s++)
-			for (i = 0; i < n; i++)
-				res[i].samples[s] = (run_batch(res[i].bc->body, &ctx[i], res[i].iters) -
-						     ovh_fixed) / res[i].iters - ovh_iter;
+		time_rounds(&o, res, ctx, n, ovh_fixed, ovh_iter);
 		for (i = 0; i < n; i++)
 			report_line(&res[i], i, n);
 	}

@@ -62,6 +62,7 @@ struct bench_result {
 	uint64_t iters;		/* calls per sample */
 	unsigned int nsamples;
 	double *samples;	/* ns per call, loop overhead subtracted */
+	int ci_met;		/* time mode: 95% interval within the target */
 	double nfs_ops[6];	/* NFS operations (and WRITE bytes) per call */
 };
 
