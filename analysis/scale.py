@@ -24,10 +24,10 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs4"]
+FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4"]
 DEPTH_CALLS = ["stat", "statx.BASIC_STATS", "statx.TYPE|MODE"]
-LS_WAYS = ["getdents+fstatat", "getdents+statx.ls", "getdents+statx.BASIC_STATS",
-           "debian_ls_syscalls"]
+LS_WAYS = ["getdents+fstatat", "getdents+statx.ls", "getdents+statx.ls.DONT_SYNC",
+           "getdents+statx.BASIC_STATS", "debian_ls_syscalls"]
 FIO_TYPES = ["stat", "lstat", "statx"]
 
 
@@ -41,12 +41,14 @@ def _variant(d):
 
 
 def load(dirs):
-    """One entry per directory: {"name", "dir", "scale": {fs: doc},
-    "fio": {(fs, type): fio job}}."""
+    """One entry per kernel variant: {"name", "dir", "scale": {fs: doc},
+    "fio": {(fs, type): fio job}}; directories of the same variant (one
+    boot per part of the study) make one entry."""
     out = []
     for d in map(pathlib.Path, dirs):
         base = d / "raw" if list((d / "raw").glob("scale-*.json")) else d
-        r = {"name": _variant(d), "dir": str(d), "scale": {}, "fio": {}}
+        same = [r for r in out if r["name"] == _variant(d)]
+        r = same[0] if same else {"name": _variant(d), "dir": str(d), "scale": {}, "fio": {}}
         for f in sorted(base.glob("scale-*.json")):
             doc = json.loads(f.read_text())
             if doc.get("kind") != "scale":
@@ -57,7 +59,8 @@ def load(dirs):
             r["fio"][(fs, typ)] = json.loads(f.read_text())["jobs"][0]
         if not r["scale"]:
             raise SystemExit(f"{d}: no scale-*.json")
-        out.append(r)
+        if not same:
+            out.append(r)
     return out
 
 
@@ -116,6 +119,15 @@ def fio_ours(doc, typ):
             "statx(BASIC_STATS), 5-component path (fio's absolute path has 5)")
 
 
+def rpcs_per_entry(point, entries, passes):
+    """"GETATTR / LOOKUP" RPCs per directory entry, from the counts around a
+    point (hot: every measured pass; cold: the last); "–" off NFS."""
+    ops = point.get("nfs_ops_last_pass")
+    if not ops:
+        return "–"
+    return " / ".join(f"{ops.get(k, 0) / (entries * passes):.2f}" for k in ("GETATTR", "LOOKUP"))
+
+
 def fio_row(job):
     c = job["read"]["clat_ns"]
     return c["percentile"]["50.000000"], c["mean"], c["N"]
@@ -168,14 +180,17 @@ def markdown(results):
         rows = []
         for fs in _fss(r):
             f = r["scale"][fs]["files"][-1]
-            for way in LS_WAYS:
+            for way in (w for w in LS_WAYS if w in f["ls"]):
                 p = f["ls"][way]
                 rows.append([fs, f"{f['n']:,}", way, fmt(p["hot"]["cpu_median"]),
-                             fmt(p["cold"]["cpu_median"])])
+                             fmt(p["cold"]["cpu_median"]),
+                             rpcs_per_entry(p["hot"], f["n"], len(p["hot"]["samples"])),
+                             rpcs_per_entry(p["cold"], f["n"], 1)])
             rl = f["ls"]["real_ls"]
             rows.append([fs, f"{f['n']:,}", "real /bin/ls -l", fmt(rl["hot_per_entry"]),
-                         fmt(rl["cold_per_entry"])])
-        out += [md_table(["fs", "entries", "way", "hot", "cold"], rows), ""]
+                         fmt(rl["cold_per_entry"]), "", ""])
+        out += [md_table(["fs", "entries", "way", "hot", "cold",
+                          "GETATTR / LOOKUP per entry, hot", "cold"], rows), ""]
 
         if r["fio"]:
             out += [f"fio 3.33 `filestat` (1000 files, 3 loops, clocksource=clock_gettime) "
@@ -271,6 +286,8 @@ def figures(results, outdir):
         fl = r["scale"][fs]["files"]
         n = [f["n"] for f in fl]
         for wi, way in enumerate(LS_WAYS):
+            if any(way not in f["ls"] for f in fl):
+                continue
             ax.plot(n, [f["ls"][way]["hot"]["cpu_median"] for f in fl], "-", marker="o",
                     ms=3, color=f"C{wi}", label=f"{way}, hot")
             ax.plot(n, [f["ls"][way]["cold"]["cpu_median"] for f in fl], "--", marker="x",
@@ -287,7 +304,12 @@ def figures(results, outdir):
         if ax is axs[0][0]:
             ax.set_ylabel(f"{ylab} per entry (CPU time)")
         ax.grid(alpha=0.3, which="both")
-    fig.legend(*axs[0][0].get_legend_handles_labels(), loc="upper center", ncol=3,
+    # Every way drawn anywhere, once (a file system may lack one).
+    legend = {}
+    for ax in axs[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(lab, h)
+    fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=3,
                fontsize=8, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(f"ls -l per entry: fstatat against statx masks, and the real ls "
                  f"({note}; {r['name']})", fontsize=11)

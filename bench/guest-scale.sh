@@ -3,9 +3,12 @@
 # (build/statx-scale) on ext4, tmpfs and NFS v3, then fio's filestat
 # engine on the same files as a peer.
 #
-# Usage (in the guest): bench/guest-scale.sh OUTDIR VARIANT [QUICK]
+# Usage (in the guest): bench/guest-scale.sh OUTDIR VARIANT [QUICK] [PART]
 #   QUICK=1: directories of up to 1000 files (else up to 100000; NFS up to
 #   10000, its creates are slow under TCG)
+#   PART: main (ext4, tmpfs, NFS v3 with its attribute cache, fio),
+#   actimeo0 (NFS v3 with actimeo=0, up to 1000 files: every statx asks
+#   the server, unless AT_STATX_DONT_SYNC), or all (the default: both)
 # Output: OUTDIR/scale-<fs>.json (bench/SCHEMA.md, "scale") and
 # OUTDIR/fio-<fs>-<stat_type>.json (fio --output-format=json).
 #
@@ -15,7 +18,7 @@
 # 0, STATX_ALL): three system calls and a malloc per "statx".
 set -eu
 
-OUTDIR=$1 VARIANT=$2 QUICK=${3:-0}
+OUTDIR=$1 VARIANT=$2 QUICK=${3:-0} PART=${4:-all}
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 BIN=$REPO/build/statx-scale
 FIO_FILES=1000
@@ -65,14 +68,27 @@ print("fio %s: %d ops, mean %.1f, median %s per op" % (sys.argv[2], j["N"], j["m
 	done
 }
 
-run_scale ext4 /mnt/ext4/scale
-run_scale tmpfs /mnt/tmpfs/scale
-
+case $PART in
+all | main | actimeo0) ;;
+*) echo "guest-scale: PART is all, main or actimeo0, not $PART" >&2; exit 2 ;;
+esac
+if [ "$PART" != actimeo0 ]; then
+	run_scale ext4 /mnt/ext4/scale
+	run_scale tmpfs /mnt/tmpfs/scale
+fi
 start_nfsd
-mount_nfs 3 /mnt/nfs3
-run_scale nfs3 /mnt/nfs3/scale --max-files 10000 --nfs-mount /mnt/nfs3
-umount /mnt/nfs3
-
-run_fio ext4 /mnt/ext4/scale
-run_fio tmpfs /mnt/tmpfs/scale
+if [ "$PART" != actimeo0 ]; then
+	mount_nfs 3 /mnt/nfs3
+	run_scale nfs3 /mnt/nfs3/scale --max-files 10000 --nfs-mount /mnt/nfs3
+	umount /mnt/nfs3
+fi
+if [ "$PART" != main ]; then
+	mount_nfs 3 /mnt/nfs3 actimeo=0
+	run_scale nfs3.actimeo0 /mnt/nfs3/scale-actimeo0 --max-files 1000 --nfs-mount /mnt/nfs3
+	umount /mnt/nfs3
+fi
+if [ "$PART" != actimeo0 ]; then
+	run_fio ext4 /mnt/ext4/scale
+	run_fio tmpfs /mnt/tmpfs/scale
+fi
 echo "guest-scale: done ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"

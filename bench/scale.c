@@ -37,7 +37,9 @@
  *   ls        on the same directory, per entry: open, getdents64 and
  *             fstatat(dfd, name, AT_SYMLINK_NOFOLLOW) or statx(dfd,
  *             name, AT_SYMLINK_NOFOLLOW, MASK) with coreutils 9.1's
- *             `ls -l` mask or BASIC_STATS; what Debian's ls -l calls
+ *             `ls -l` mask (also with AT_STATX_DONT_SYNC, which on NFS
+ *             with actimeo=0 takes the cached attributes without a
+ *             GETATTR) or BASIC_STATS; what Debian's ls -l calls
  *             per entry (statx by "files/NAME" and two xattr reads); and
  *             the real /bin/ls -l (posix_spawn, stdout to /dev/null, fork
  *             and exec included), per directory and per entry over an
@@ -96,11 +98,14 @@ struct point {
 };
 
 /* The ways of listing a directory, in output order. */
-enum ls_way { LS_FSTATAT, LS_STATX_LS, LS_STATX_BASIC, LS_DEBIAN, NR_LS_WAYS };
+enum ls_way {
+	LS_FSTATAT, LS_STATX_LS, LS_STATX_LS_DONT_SYNC, LS_STATX_BASIC, LS_DEBIAN,
+	NR_LS_WAYS
+};
 
 static const char *const ls_way_name[NR_LS_WAYS] = {
-	"getdents+fstatat", "getdents+statx.ls", "getdents+statx.BASIC_STATS",
-	"debian_ls_syscalls",
+	"getdents+fstatat", "getdents+statx.ls", "getdents+statx.ls.DONT_SYNC",
+	"getdents+statx.BASIC_STATS", "debian_ls_syscalls",
 };
 
 struct nstep {
@@ -468,6 +473,12 @@ static unsigned long list_dir(enum ls_way way)
 				break;
 			case LS_STATX_LS:
 				ret |= syscall(SYS_statx, dfd, nm, AT_SYMLINK_NOFOLLOW,
+					       LS_MASK, &stx);
+				break;
+			case LS_STATX_LS_DONT_SYNC:
+				/* What the attribute cache has, if it has it. */
+				ret |= syscall(SYS_statx, dfd, nm,
+					       AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 					       LS_MASK, &stx);
 				break;
 			case LS_STATX_BASIC:
@@ -910,8 +921,11 @@ int main(int argc, char **argv)
 	if (opt.json[0] != '/')
 		die("--json needs an absolute path (the program changes directory)");
 
-	/* overhead, depth (3 x 16), files (2 + 12 per N) */
-	nsteps = 1 + 3 * MAX_DEPTH + 2 + 12 * nn;
+	/*
+	 * overhead, depth (3 x 16), the empty directory's ls (2), and per N:
+	 * stat hot and cold, each way of listing hot and cold, the real ls.
+	 */
+	nsteps = 1 + 3 * MAX_DEPTH + 2 + (2 + 2 * NR_LS_WAYS + 2) * nn;
 
 	/* The clock pair and the empty loop (1000 calls, after a warm-up). */
 	for (i = 0; i < 1000; i++)
