@@ -63,59 +63,67 @@ t0=$(date +%s)
 
 # --- the jobs -------------------------------------------------------------
 # A job is one guest boot: a name, a kind, a variant, a kernel command-line
-# addition, a timeout, a run directory and a guest command.  A failed
+# addition, a timeout, a run directory, a guest command, and a weight (the
+# seconds it took here, 2026-12-03, two guests side by side): the heaviest
+# start first, so that the last to finish are light ones.  A failed
 # "bench" job fails the run; any other kind is reported as a warning (its
 # absence shows in the report).  Output of "bench" and "traces" jobs is
 # streamed, each line tagged with its job; the others only report.
-J_NAME=() J_KIND=() J_VAR=() J_APP=() J_TMO=() J_OUT=() J_CMD=()
+J_NAME=() J_KIND=() J_VAR=() J_APP=() J_TMO=() J_OUT=() J_CMD=() J_WT=()
 add_job() {
-	J_NAME+=("$1") J_KIND+=("$2") J_VAR+=("$3") J_APP+=("$4")
-	J_TMO+=("$5") J_OUT+=("$6") J_CMD+=("$7")
+	J_WT+=("$1") J_NAME+=("$2") J_KIND+=("$3") J_VAR+=("$4") J_APP+=("$5")
+	J_TMO+=("$6") J_OUT+=("$7") J_CMD+=("$8")
 }
 
 # The scaling study and the real clients run on one kernel: the whole series.
 sv=patched
 case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
+tcg=ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0}
 
-# Longest first, so that the last jobs to finish are short ones.
 for v in "$@"; do
-	add_job "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
-		"ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0} bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
+	add_job $((QUICK == 1 ? 30 : 200)) "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
+		"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
 	# Traces for the kernels users compare: stock and the whole series.
 	if [ "$TRACE" = 1 ] && [ "$v" != series3 ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
-		add_job "traces $v" traces "$v" "" 3000 "$RUNDIR/traces/$v" \
-			"traces/guest-traces.sh /mnt/io $v"
+		w=460
+		[ "$v" = stock ] && w=120	# no stat:* events: no bpftrace scripts
+		add_job "$w" "traces $v" traces "$v" "" 3000 \
+			"$RUNDIR/traces/$v" "traces/guest-traces.sh /mnt/io $v"
 	fi
 done
 if [ "$QUICK" != 1 ]; then
-	# Path depth, directory size, cold and hot, ls -l, fio's filestat.
-	add_job "scaling $sv" scale "$sv" "" 3000 "$RUNDIR/scale/$sv" \
-		"bench/guest-scale.sh /mnt/io $sv"
+	# Path depth, directory size, cold and hot, ls -l, fio's filestat; then
+	# the ls -l passes on NFS without an attribute cache (DONT_SYNC).
+	add_job 400 "scaling $sv" scale "$sv" "" 3000 "$RUNDIR/scale/$sv" \
+		"bench/guest-scale.sh /mnt/io $sv 0 main"
+	add_job 285 "scaling $sv actimeo=0" scale "$sv" "" 3000 "$RUNDIR/scale/$sv.actimeo0" \
+		"bench/guest-scale.sh /mnt/io $sv 0 actimeo0"
 	for v in "$@"; do
-		add_job "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
-			"$RUNDIR/guest/$v.ioa0" \
-			"ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0} bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
+		add_job 50 "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
+			"$RUNDIR/guest/$v.ioa0" "$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
 	done
 	# ls -l, ls --color, stat --cached, find, du: their calls and masks
 	# from the series' events, their cost, their RPCs.
 	if [ "$TRACE" = 1 ]; then
-		add_job "clients $sv" clients "$sv" "" 3000 "$RUNDIR/clients/$sv" \
+		add_job 215 "clients $sv" clients "$sv" "" 3000 "$RUNDIR/clients/$sv" \
 			"bench/guest-clients.sh /mnt/io"
 	fi
 	# The conformance suite on the kernels users compare: pass/fail/skip
 	# counts go into results.json (tests/guest/conformance.sh).
 	for v in "$@"; do
 		[ "$v" = series3 ] && continue
-		add_job "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
+		add_job 50 "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
 			tests/guest/conformance.sh
 	done
 fi
 # fentry and fexit need BTF: the btf variant (the whole series with
 # Debian's debug info and BTF) is booted for the probe study alone.
 if [ "$TRACE" = 1 ] && [ -f "$("$ROOT/vm/kbuild.sh" --dir btf)/bzImage" ]; then
-	add_job "probes btf" traces btf "" 3000 "$RUNDIR/traces/btf" \
+	add_job 45 "probes btf" traces btf "" 3000 "$RUNDIR/traces/btf" \
 		"PROBES_ONLY=1 traces/guest-traces.sh /mnt/io btf"
 fi
+mapfile -t ORDER < <(for k in "${!J_NAME[@]}"; do echo "${J_WT[k]} $k"; done |
+	sort -k1,1nr -k2,2n | cut -d' ' -f2)
 
 N=${#J_NAME[@]}
 echo "[bench] $N guest boots, $JOBS at a time ($MODE mode), results in $RUNDIR"
@@ -169,9 +177,10 @@ next=0 done_n=0 failed=0
 while [ "$next" -lt "$N" ] || [ ${#running[@]} -gt 0 ]; do
 	# After a failed benchmark boot, start nothing new.
 	while [ "$failed" = 0 ] && [ "$next" -lt "$N" ] && [ ${#running[@]} -lt "$JOBS" ]; do
-		echo "[bench] start $((next + 1))/$N: ${J_NAME[next]}"
-		run_job "$next" &
-		running[$!]=$next
+		k=${ORDER[next]}
+		echo "[bench] start $((next + 1))/$N: ${J_NAME[k]}"
+		run_job "$k" &
+		running[$!]=$k
 		started[$!]=$(date +%s)
 		next=$((next + 1))
 	done
