@@ -564,7 +564,14 @@ def figures(r, outdir):
             vals = [r.v(b, label, n) or 0 for n in names]
             drawn_vals += [v for v in vals if v > 0]
             colour = f"C{variants.index(b.split(' [')[0])}"
-            drawn = ax.barh(ys, vals, height=h, label=b, color=colour)
+            # Time mode: each median's 95% interval (the harness's ci95).
+            err = None
+            cis = [(r.case(b, label, n) or {}).get("ci95") for n in names]
+            if r.mode == "time" and any(cis):
+                err = [[v - ci[0] if ci else 0 for v, ci in zip(vals, cis)],
+                       [ci[1] - v if ci else 0 for v, ci in zip(vals, cis)]]
+            drawn = ax.barh(ys, vals, height=h, label=b, color=colour, xerr=err,
+                            error_kw={"elinewidth": 0.8, "capsize": 2})
             for bar, n in zip(drawn, names):
                 c = r.case(b, label, n)
                 if c and c["ret"] < 0:

@@ -446,3 +446,36 @@ def test_figures_name_time_mode(doc, tmp_path):
         assert "time mode: ns, median" in svg and "cost mode" not in svg
     assert "ns added to one stat()" in (tmp_path / "probes.svg").read_text()
     assert "ns per call beyond the pwrite" in (tmp_path / "dirty.svg").read_text()
+
+
+def test_time_mode_bars_carry_the_interval(doc, tmp_path, monkeypatch):
+    import copy
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.axes
+    import report
+    d = doc
+    d["mode"] = "time"
+    for c in d["configs"]:
+        c["mode"], c["unit"] = "time", "ns"
+        for x in c["cases"]:
+            x["ci95"] = [x["median"] - 10, x["median"] + 30]
+    bare = copy.deepcopy(d)
+    for c in bare["configs"]:
+        for x in c["cases"]:
+            del x["ci95"]
+    # What the per-file-system figure asks matplotlib for: its error bars.
+    errs = []
+    barh = matplotlib.axes.Axes.barh
+    monkeypatch.setattr(matplotlib.axes.Axes, "barh",
+                        lambda self, *a, **k: errs.append(k.get("xerr")) or barh(self, *a, **k))
+    for name, doc_ in (("ci", d), ("bare", bare)):
+        errs.clear()
+        assert "filesystems.png" in report.figures(report.Report(doc_), tmp_path / name)
+        drawn = [e for e in errs if e is not None]
+        if name == "bare":
+            assert not drawn
+        else:
+            # Lower and upper extents of each bar's interval, drawn bars only.
+            assert all(set(lo) <= {0, 10} and set(hi) <= {0, 30} for lo, hi in drawn)
+            assert any(10 in lo for lo, _ in drawn)
