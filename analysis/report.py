@@ -23,11 +23,14 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import clients  # noqa: E402
 import dirty  # noqa: E402
+import fs_masks  # noqa: E402
+import name_length  # noqa: E402
+import nfs  # noqa: E402
 import probes  # noqa: E402
 import scale  # noqa: E402
+import series  # noqa: E402
 import statx_results as sr  # noqa: E402
 
-FS_LABELS = ["ext4", "tmpfs", "nfs3", "nfs4", "nfs3.actimeo0", "nfs4.actimeo0"]
 MAIN_CASES = [
     "stat", "lstat", "fstat", "fstatat.empty", "fstatat.null",
     "statx.BASIC_STATS", "statx.ALL", "statx.TYPE", "statx.MODE",
@@ -37,10 +40,7 @@ MAIN_CASES = [
     "statx.symlink.NOFOLLOW", "statx.fd.empty", "statx.fd.null",
     "statx.opath.empty", "glibc.stat", "glibc.lstat", "glibc.fstat",
 ]
-SERIES_CASES = ["fstat", "fstatat.empty", "fstatat.null", "statx.fd.empty",
-                "statx.fd.null", "statx.opath.empty", "glibc.fstat", "stat",
-                "statx.BASIC_STATS", "statx.SIZE"]
-IOA0 = "init_on_alloc=0"
+IOA0 = sr.IOA0
 MASK_NAMES = {"0x1": "TYPE", "0x2": "MODE", "0x4": "NLINK", "0x8": "UID", "0x10": "GID",
               "0x20": "ATIME", "0x40": "MTIME", "0x80": "CTIME", "0x100": "INO",
               "0x200": "SIZE", "0x400": "BLOCKS", "0x800": "BTIME", "0x1000": "MNT_ID",
@@ -55,10 +55,7 @@ class Report:
         self.unit = doc["configs"][0]["unit"]
         self.t = sr.table(doc)
         self.boots = sr.boots(doc)
-        self.labels = []
-        for c in doc["configs"]:
-            if c["label"] not in self.labels:
-                self.labels.append(c["label"])
+        self.labels = sr.labels(doc)
 
     def case(self, boot, label, name):
         return self.t.get((boot, label, name))
@@ -148,9 +145,9 @@ def sec_calibration(r):
 def sec_fs(r):
     out = []
     boots = [b for b in r.boots if IOA0 not in b]
-    for label in [x for x in FS_LABELS if x in r.labels]:
+    for label in [x for x in fs_masks.FS_LABELS if x in r.labels]:
         rows = []
-        nfs = label.startswith("nfs")
+        on_nfs = label.startswith("nfs")
         for name in MAIN_CASES:
             vals = [r.v(b, label, name) for b in boots]
             if all(v is None for v in vals):
@@ -158,11 +155,11 @@ def sec_fs(r):
             row = [f"`{name}`"] + [fmt(v) + ("" if (r.case(b, label, name) or {}).get("ret", 0) >= 0
                                              else f" ({r.case(b, label, name)['errno']})")
                                    for v, b in zip(vals, boots)]
-            if nfs:
+            if on_nfs:
                 ops = (r.case(boots[-1], label, name) or {}).get("nfs_ops_per_call", {})
                 row.append(fmt(ops.get("GETATTR"), 2))
             rows.append(row)
-        head = ["case"] + boots + (["GETATTR/call"] if nfs else [])
+        head = ["case"] + boots + (["GETATTR/call"] if on_nfs else [])
         out += [f"**{label}**", "", md_table(head, rows), ""]
     return "\n".join(out).rstrip()
 
@@ -177,7 +174,7 @@ def sec_series(r):
         if s not in r.boots or p not in r.boots:
             continue
         rows = []
-        for name in SERIES_CASES:
+        for name in series.CASES:
             a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
             ca = r.case(s, "ext4", name) or {}
             failed = ca.get("ret", 0) < 0
@@ -218,7 +215,7 @@ def sec_series(r):
 
 
 def sec_nfs(r):
-    boot = "patched" if "patched" in r.boots else r.boots[0]
+    boot = nfs.boot(r.doc)
     labels = [x for x in r.labels if x.startswith("nfs")]
     names = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.TYPE",
              "statx.BASIC_STATS.FORCE_SYNC", "statx.BASIC_STATS.DONT_SYNC",
@@ -534,145 +531,14 @@ SECTIONS = {
 # --- figures -------------------------------------------------------------------
 
 def figures(r, outdir):
-    """Every figure the results hold data for, into OUTDIR; returns their
-    PNGs' names relative to it.  A figure without its data is not drawn."""
-    plt = sr.pyplot()
+    """Every figure the results hold data for, into OUTDIR, each drawn by
+    its own script; returns their PNGs' names relative to it.  A figure
+    without its data is not drawn."""
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     made = []
-    mode_note = sr.mode_note(r.mode)
-
-    def save(fig, name):
-        made.append(sr.save_figure(fig, outdir, name).name)
-
-    labels = [x for x in FS_LABELS if x in r.labels]
-    names = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
-             "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
-    # One colour per kernel, whatever its command line.
-    variants = list(dict.fromkeys(b.split(" [")[0] for b in r.boots))
-    # Boots with none of these cases (btf runs the probe study only) get no bar.
-    boots = [b for b in r.boots if IOA0 not in b
-             and any(r.v(b, lb, n) is not None for lb in labels for n in names)]
-
-    def bars(ax, boots, label, names):
-        """One bar per boot and case, grouped around the case's tick; a
-        failed call is hatched and named.  Returns the drawn values."""
-        h = 0.8 / len(boots)
-        drawn_vals = []
-        for i, b in enumerate(boots):
-            ys = [y - 0.4 + (i + 0.5) * h for y in range(len(names))]
-            vals = [r.v(b, label, n) or 0 for n in names]
-            drawn_vals += [v for v in vals if v > 0]
-            colour = f"C{variants.index(b.split(' [')[0])}"
-            # Time mode: each median's 95% interval (the harness's ci95).
-            err = None
-            cis = [(r.case(b, label, n) or {}).get("ci95") for n in names]
-            if r.mode == "time" and any(cis):
-                err = [[v - ci[0] if ci else 0 for v, ci in zip(vals, cis)],
-                       [ci[1] - v if ci else 0 for v, ci in zip(vals, cis)]]
-            drawn = ax.barh(ys, vals, height=h, label=b, color=colour, xerr=err,
-                            error_kw={"elinewidth": 0.8, "capsize": 2})
-            for bar, n in zip(drawn, names):
-                c = r.case(b, label, n)
-                if c and c["ret"] < 0:
-                    bar.set_hatch("//")
-                    bar.set_alpha(0.5)
-                    ax.text(bar.get_width(), bar.get_y() + h / 2, f" fails: {c['errno']}",
-                            va="center", fontsize=7)
-        ax.set_yticks(range(len(names)))
-        ax.set_ylim(len(names) - 0.5, -0.5)
-        return drawn_vals
-
-    if labels and boots:
-        ncols = min(3, len(labels))
-        nrows = -(-len(labels) // ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols + 1.6, 3.9 * nrows),
-                                 sharey=True, squeeze=False)
-        for ax in axes.flat[len(labels):]:
-            ax.set_visible(False)
-        for k, (ax, label) in enumerate(zip(axes.flat, labels)):
-            vals = bars(ax, boots, label, names)
-            ax.set_yticklabels(names, fontsize=8)
-            ax.tick_params(axis="y", labelleft=k % ncols == 0)
-            ax.set_title(label, fontsize=10)
-            # fstat() next to a GETATTR round trip (actimeo=0): orders of magnitude.
-            log = vals and max(vals) / min(vals) > 20
-            if log:
-                ax.set_xscale("log")
-            ax.set_xlabel(r.unit + " per call" + (" (log)" if log else ""), fontsize=8)
-            ax.tick_params(axis="x", labelsize=7)
-            ax.set_xlim(right=ax.get_xlim()[1] * (3 if log else 1.25))
-        fig.suptitle(f"stat() against statx() masks, per file system ({mode_note})",
-                     fontsize=11)
-        fig.tight_layout()
-        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center",
-                   ncol=len(boots), fontsize=9, bbox_to_anchor=(0.5, -0.04), frameon=False)
-        save(fig, "filesystems")
-
-    pairs = [(s, s.replace("stock", "patched")) for s in r.boots if s.startswith("stock")]
-    pairs = [(s, p) for s, p in pairs if p in r.boots]
-    if pairs:
-        fig, axes = plt.subplots(1, len(pairs), figsize=(6 * len(pairs), 4), squeeze=False)
-        for ax, (s, p) in zip(axes[0], pairs):
-            bars(ax, (s, p), "ext4", SERIES_CASES)
-            ax.set_yticklabels(SERIES_CASES, fontsize=8)
-            ax.set_xlabel(r.unit + " per call", fontsize=8)
-            ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
-            ax.legend(fontsize=8)
-            ax.set_title(s.replace("stock", "stock vs patched") or "default", fontsize=10)
-        fig.suptitle(f"The patch series on ext4 ({mode_note})", fontsize=11)
-        fig.tight_layout()
-        save(fig, "series")
-
-    # Patch 4: stat() by name length, one line per boot.
-    lens = [(13, "stat"), (159, "stat.name159"), (160, "stat.name160"),
-            (1024, "stat.name1024"), (4095, "stat.name4095")]
-    lines = [b for b in r.boots if r.v(b, "ext4", "stat.name160") is not None]
-    if lines:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for b in lines:
-            ax.plot([n for n, _ in lens], [r.v(b, "ext4", c) for _, c in lens],
-                    marker="o", linestyle="--" if IOA0 in b else "-", label=b)
-        ax.set_xscale("log")
-        ax.set_xticks([n for n, _ in lens])
-        ax.set_xticklabels(["13", "159", "", "1024", "4095"], fontsize=8)
-        ax.axvline(159.5, color="grey", linewidth=0.8)
-        ax.text(165, ax.get_ylim()[1] * 0.95, "160: patch 4's small object is full",
-                fontsize=7, va="top")
-        ax.set_xlabel("name length in bytes (d1/d2/d3/file padded with slashes)", fontsize=8)
-        ax.set_ylabel(r.unit + " per stat()", fontsize=8)
-        ax.legend(fontsize=7)
-        fig.suptitle(f"stat() on ext4 by name length ({mode_note})", fontsize=11)
-        save(fig, "filename")
-
-    nfs = [x for x in r.labels if x.startswith("nfs")]
-    if nfs:
-        boot = "patched" if "patched" in r.boots else r.boots[0]
-        nn = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.BASIC_STATS.FORCE_SYNC",
-              "statx.BASIC_STATS.DONT_SYNC"]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(nn) / 2 + 2.5),
-                                     sharey=True)
-        ys = range(len(nfs))
-        w = 0.8 / len(nn)
-        for i, n in enumerate(nn):
-            cost = [r.v(boot, lb, n) or 0 for lb in nfs]
-            ga = [((r.case(boot, lb, n) or {}).get("nfs_ops_per_call") or {}).get("GETATTR", 0)
-                  for lb in nfs]
-            pos = [y - 0.4 + (i + 0.5) * w for y in ys]
-            a1.barh(pos, cost, height=w, label=n)
-            a2.barh(pos, ga, height=w, label=n)
-        a1.set_yticks(list(ys))
-        a1.set_yticklabels(nfs, fontsize=8)
-        a1.set_ylim(len(nfs) - 0.5, -0.5)
-        a1.set_xscale("log")
-        a1.set_xlabel(r.unit + " per call (log)", fontsize=8)
-        a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
-        a2.legend(fontsize=7)
-        fig.suptitle(f"NFS over loopback, {boot} ({mode_note})", fontsize=11)
-        fig.tight_layout()
-        save(fig, "nfs")
-    made += [p.name for p in dirty.figures(r.doc, outdir)]
-    made += [p.name for p in probes.figures(r.doc, outdir)]
+    for script in (fs_masks, series, name_length, nfs, dirty, probes):
+        made += [p.name for p in script.figures(r.doc, outdir)]
     made += [p.name for p in clients.figures(r.doc.get("clients"), r.mode, outdir)]
     runs = scale.from_results(r.doc)
     if runs:

@@ -7,6 +7,8 @@ import numpy as np
 from scipy import stats
 
 SCHEMA = 1
+# The kernel command line the study boots besides Debian's default.
+IOA0 = "init_on_alloc=0"
 
 CONFIG_KEYS = ("variant", "kernel_append", "label", "fs", "mode", "unit",
                "vm", "env", "overhead", "cases")
@@ -60,6 +62,11 @@ def boots(doc):
         if boot_name(c) not in out:
             out.append(boot_name(c))
     return out
+
+
+def labels(doc):
+    """Every configuration label of a document, in the order of its configs."""
+    return list(dict.fromkeys(c["label"] for c in doc["configs"]))
 
 
 def table(doc):
@@ -160,3 +167,40 @@ def save_figure(fig, outdir, name):
     fig.savefig(outdir / f"{name}.svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     return outdir / f"{name}.png"
+
+
+def kernel_colour(doc, boot):
+    """One matplotlib colour per kernel of doc, whatever its command line."""
+    kernels = list(dict.fromkeys(b.split(" [")[0] for b in boots(doc)))
+    return f"C{kernels.index(boot.split(' [')[0])}"
+
+
+def case_bars(ax, doc, boots, label, names):
+    """Horizontal bars on ax, one per boot and case of configuration label,
+    grouped around the case's tick, coloured by kernel (kernel_colour); in
+    time mode each carries its median's 95% interval (the harness's ci95).
+    A failed call is hatched and named.  Returns the drawn values."""
+    t = table(doc)
+    h = 0.8 / len(boots)
+    drawn_vals = []
+    for i, b in enumerate(boots):
+        ys = [y - 0.4 + (i + 0.5) * h for y in range(len(names))]
+        cases = [t.get((b, label, n)) for n in names]
+        vals = [(c or {}).get("median") or 0 for c in cases]
+        drawn_vals += [v for v in vals if v > 0]
+        err = None
+        cis = [(c or {}).get("ci95") for c in cases]
+        if doc["mode"] == "time" and any(cis):
+            err = [[v - ci[0] if ci else 0 for v, ci in zip(vals, cis)],
+                   [ci[1] - v if ci else 0 for v, ci in zip(vals, cis)]]
+        drawn = ax.barh(ys, vals, height=h, label=b, color=kernel_colour(doc, b), xerr=err,
+                        error_kw={"elinewidth": 0.8, "capsize": 2})
+        for bar, c in zip(drawn, cases):
+            if c and c["ret"] < 0:
+                bar.set_hatch("//")
+                bar.set_alpha(0.5)
+                ax.text(bar.get_width(), bar.get_y() + h / 2, f" fails: {c['errno']}",
+                        va="center", fontsize=7)
+    ax.set_yticks(range(len(names)))
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    return drawn_vals

@@ -128,11 +128,17 @@ def test_merge_reads_guest_outputs(tmp_path):
     assert sr.case(merged, "stock", "ext4", "stat")["median"] == 10.0
 
 
+FIGURE_SCRIPTS = ["fs_masks.py", "series.py", "name_length.py", "nfs.py", "dirty.py",
+                  "probes.py"]
+
+
 def test_scripts_have_help():
-    for s in ("report.py", "merge.py", "summarize.py"):
+    for s in ["report.py", "merge.py", "summarize.py"] + FIGURE_SCRIPTS:
         out = subprocess.run([PY, str(ROOT / "analysis" / s), "--help"], capture_output=True,
                              text=True, check=True).stdout
         assert "usage" in out.lower()
+        if s in FIGURE_SCRIPTS:     # the module docstring is the help
+            assert f"usage: {s} RESULTS -o DIR" in out
 
 
 def _names(base, long_extra):
@@ -421,10 +427,10 @@ def test_report_draws_the_new_figures_only_with_their_data(doc, tmp_path):
         assert (tmp_path / "u" / f"{name}.svg").exists()
 
 
-@pytest.mark.parametrize("script", ["dirty.py", "probes.py"])
+@pytest.mark.parametrize("script", FIGURE_SCRIPTS)
 def test_figure_scripts_skip_quietly_without_data(doc, tmp_path, script):
     res = tmp_path / "results.json"
-    res.write_text(json.dumps(doc))
+    res.write_text(json.dumps(_floor_only(doc)))
     out = subprocess.run([PY, str(ROOT / "analysis" / script), str(res), "-o",
                           str(tmp_path / "out")], capture_output=True, text=True, check=True)
     assert "no figure" in out.stdout and not (tmp_path / "out").exists()
@@ -434,14 +440,21 @@ def test_figure_scripts_skip_quietly_without_data(doc, tmp_path, script):
 
 def test_figures_name_time_mode(doc, tmp_path):
     import dirty
+    import fs_masks
+    import name_length
+    import nfs
     import probes
-    d = _with_probes(_with_dirty(doc))
+    import series
+    d = _with_names(_with_probes(_with_dirty(doc)))
     d["mode"] = "time"
     for c in d["configs"]:
         c["mode"], c["unit"] = "time", "ns"
-    made = dirty.figures(d, tmp_path) + probes.figures(d, tmp_path)
-    assert [p.name for p in made] == ["dirty.png", "probes.png"]
-    for name in ("dirty", "probes"):
+    made = []
+    for script in (fs_masks, series, name_length, nfs, dirty, probes):
+        made += script.figures(d, tmp_path)
+    names = ["filesystems", "series", "filename", "nfs", "dirty", "probes"]
+    assert [p.name for p in made] == [f"{n}.png" for n in names]
+    for name in names:
         svg = (tmp_path / f"{name}.svg").read_text()
         assert "time mode: ns, median" in svg and "cost mode" not in svg
     assert "ns added to one stat()" in (tmp_path / "probes.svg").read_text()
@@ -479,3 +492,105 @@ def test_time_mode_bars_carry_the_interval(doc, tmp_path, monkeypatch):
             # Lower and upper extents of each bar's interval, drawn bars only.
             assert all(set(lo) <= {0, 10} and set(hi) <= {0, 30} for lo, hi in drawn)
             assert any(10 in lo for lo, _ in drawn)
+
+
+# --- the figures report.py drew itself, now a script each ------------------------
+
+def _floor_only(doc):
+    """The fixture with its calibration config alone: no figure has data."""
+    d = copy.deepcopy(doc)
+    d["configs"] = [c for c in d["configs"] if c["label"] == "floor"]
+    return d
+
+
+def _with_names(doc):
+    d = copy.deepcopy(doc)
+    d["configs"] += [make_config("stock", "ext4", _names(7800.0, 0)),
+                     make_config("patched", "ext4", _names(3900.0, 900.0)),
+                     make_config("stock", "ext4", _names(3700.0, 0), append="init_on_alloc=0")]
+    return d
+
+
+def test_kernel_colour_ignores_the_command_line(doc):
+    assert sr.kernel_colour(doc, "stock") == sr.kernel_colour(doc, "stock [init_on_alloc=0]")
+    assert sr.kernel_colour(doc, "stock") != sr.kernel_colour(doc, "patched")
+
+
+def test_fs_masks_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import fs_masks
+    labels, boots = fs_masks.panels(doc)
+    assert labels == ["ext4", "nfs3.actimeo0"] and boots == ["stock", "patched"]
+    _figure(fs_masks.figures(doc, tmp_path), tmp_path, "filesystems")
+    svg = (tmp_path / "filesystems.svg").read_text()
+    assert "fails: EFAULT" in svg and "nfs3.actimeo0" in svg
+    assert fs_masks.figures(_floor_only(doc), tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
+
+
+def test_series_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import series
+    assert series.pairs(doc) == [("stock", "patched")]   # no patched [init_on_alloc=0]
+    _figure(series.figures(doc, tmp_path), tmp_path, "series")
+    assert "stock vs patched" in (tmp_path / "series.svg").read_text()
+    stock_only = copy.deepcopy(doc)
+    stock_only["configs"] = [c for c in doc["configs"] if c["variant"] == "stock"]
+    nfs_only = copy.deepcopy(doc)
+    nfs_only["configs"] = [c for c in doc["configs"] if c["label"] != "ext4"]
+    for d in (stock_only, nfs_only):
+        assert series.figures(d, tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
+
+
+def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import name_length
+    ls = name_length.lines(_with_names(doc))
+    assert list(ls) == ["stock", "stock [init_on_alloc=0]", "patched"]
+    assert ls["patched"] == [3900.0, 4700.0, 5600.0, None, None]
+    _figure(name_length.figures(_with_names(doc), tmp_path), tmp_path, "filename")
+    assert "patch 4" in (tmp_path / "filename.svg").read_text()
+    assert name_length.figures(doc, tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
+
+
+def test_nfs_figure_from_fixture_and_skipped_without(doc, tmp_path):
+    import nfs
+    assert nfs.boot(doc) == "patched"
+    assert nfs.rows(doc) == {"nfs3.actimeo0": [(168000.0, 1.7), (0, 0), (90000.0, 1.0),
+                                               (0, 0), (0, 0)]}
+    _figure(nfs.figures(doc, tmp_path), tmp_path, "nfs")
+    assert "GETATTR RPCs per call" in (tmp_path / "nfs.svg").read_text()
+    # NFS measured on stock only, read on patched: nothing to draw.
+    d = copy.deepcopy(doc)
+    for c in d["configs"]:
+        if c["label"].startswith("nfs"):
+            c["variant"] = "stock"
+    assert nfs.rows(d) == {} and nfs.figures(d, tmp_path / "none") == []
+    assert nfs.figures(_floor_only(doc), tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize("script, made", [("fs_masks.py", "filesystems"), ("series.py", "series"),
+                                          ("name_length.py", "filename"), ("nfs.py", "nfs")])
+def test_figure_scripts_draw_from_the_command_line(doc, tmp_path, script, made):
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(_with_names(doc)))
+    out = subprocess.run([PY, str(ROOT / "analysis" / script), str(res), "-o",
+                          str(tmp_path / "out")], capture_output=True, text=True, check=True)
+    assert out.stdout == f"figure: {tmp_path / 'out' / made}.png\n"
+    assert (tmp_path / "out" / f"{made}.svg").exists()
+
+
+def test_report_figures_are_the_scripts_figures(doc, tmp_path):
+    """report.py draws each figure through its script: the same files."""
+    import fs_masks
+    import name_length
+    import nfs
+    import series
+    d = _with_names(doc)
+    made = report.figures(report.Report(d), tmp_path / "report")
+    assert made[:4] == ["filesystems.png", "series.png", "filename.png", "nfs.png"]
+    for script in (fs_masks, series, name_length, nfs):
+        for p in script.figures(d, tmp_path / "script"):
+            svg = p.with_suffix(".svg").name
+            assert (tmp_path / "script" / svg).read_bytes() == \
+                (tmp_path / "report" / svg).read_bytes()

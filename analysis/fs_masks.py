@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""stat() against statx() masks, per file system.
+
+usage: fs_masks.py RESULTS -o DIR
+
+RESULTS is a results.json (bench/SCHEMA.md) or its summary
+(analysis/summarize.py).  Writes DIR/filesystems.png and
+DIR/filesystems.svg: one panel per file system configuration (ext4,
+tmpfs, nfs3, nfs4; .actimeo0: NFS without an attribute cache), one bar
+per kernel (a colour each) and call: stat(), statx() by path asking for
+BASIC_STATS, TYPE, SIZE, and BASIC_STATS with AT_STATX_DONT_SYNC, then by
+descriptor fstat(), newfstatat(fd, "", AT_EMPTY_PATH) and statx(fd, NULL).
+A call that fails (stock's EFAULT for the NULL name) is hatched and
+named.  A panel whose bars span more than 20 times (a GETATTR round trip
+beside fstat()) is on a log scale.  In time mode each bar carries its
+median's 95% interval (the case's ci95).  Boots with init_on_alloc=0 are
+left out (series.py draws them).  Nothing is written when RESULTS has
+none of these configurations and cases.
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+FS_LABELS = ["ext4", "tmpfs", "nfs3", "nfs4", "nfs3.actimeo0", "nfs4.actimeo0"]
+CASES = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
+         "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
+
+
+def panels(doc):
+    """(configurations, boots) to draw: the FS_LABELS the document has, and
+    its default-command-line boots with any of CASES on them (btf runs the
+    probe study only, and gets no bar)."""
+    t = sr.table(doc)
+    labels = [x for x in FS_LABELS if x in sr.labels(doc)]
+    boots = [b for b in sr.boots(doc) if sr.IOA0 not in b
+             and any((b, lb, n) in t for lb in labels for n in CASES)]
+    return labels, boots
+
+
+def figures(doc, outdir):
+    """The figure, or nothing without its cases; returns the PNGs made."""
+    labels, boots = panels(doc)
+    if not labels or not boots:
+        return []
+    plt = sr.pyplot()
+    unit = doc["configs"][0]["unit"]
+    ncols = min(3, len(labels))
+    nrows = -(-len(labels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols + 1.6, 3.9 * nrows),
+                             sharey=True, squeeze=False)
+    for ax in axes.flat[len(labels):]:
+        ax.set_visible(False)
+    for k, (ax, label) in enumerate(zip(axes.flat, labels)):
+        vals = sr.case_bars(ax, doc, boots, label, CASES)
+        ax.set_yticklabels(CASES, fontsize=8)
+        ax.tick_params(axis="y", labelleft=k % ncols == 0)
+        ax.set_title(label, fontsize=10)
+        # fstat() next to a GETATTR round trip (actimeo=0): orders of magnitude.
+        log = vals and max(vals) / min(vals) > 20
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(unit + " per call" + (" (log)" if log else ""), fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_xlim(right=ax.get_xlim()[1] * (3 if log else 1.25))
+    fig.suptitle(f"stat() against statx() masks, per file system ({sr.mode_note(doc['mode'])})",
+                 fontsize=11)
+    fig.tight_layout()
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center",
+               ncol=len(boots), fontsize=9, bbox_to_anchor=(0.5, -0.04), frameon=False)
+    return [sr.save_figure(fig, outdir, "filesystems")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
+    a = ap.parse_args()
+    made = figures(sr.load(a.results), a.output)
+    for m in made:
+        print(f"figure: {m}")
+    if not made:
+        print(f"fs_masks.py: no per-file-system cases in {a.results}, no figure")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Patch 4: what stat() by path costs by the length of the name.
+
+usage: name_length.py RESULTS -o DIR
+
+RESULTS is a results.json (bench/SCHEMA.md) or its summary
+(analysis/summarize.py).  Case stat.nameN makes stat() on ext4 through a
+name of N bytes, "d1/d2/d3/file" padded with slashes after d1, so that
+every length looks up the same components; `stat` is the 13-byte name.
+Writes DIR/filename.png and DIR/filename.svg: one line per boot with the
+cases (dashed for init_on_alloc=0), 13 to 4095 bytes on a log axis, and a
+mark at 160 bytes, the first length patch 4's small struct filename
+object cannot hold.  Nothing is written when RESULTS has no name-length
+cases (a QUICK run).
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+LENGTHS = [(13, "stat"), (159, "stat.name159"), (160, "stat.name160"),
+           (1024, "stat.name1024"), (4095, "stat.name4095")]
+
+
+def lines(doc):
+    """{boot: [median or None per LENGTHS]} for every boot with stat.name160
+    on ext4, in the order of the boots."""
+    t = sr.table(doc)
+    return {b: [(t.get((b, "ext4", c)) or {}).get("median") for _, c in LENGTHS]
+            for b in sr.boots(doc) if (b, "ext4", "stat.name160") in t}
+
+
+def figures(doc, outdir):
+    """The figure, or nothing without name-length cases; returns the PNGs made."""
+    ls = lines(doc)
+    if not ls:
+        return []
+    plt = sr.pyplot()
+    unit = doc["configs"][0]["unit"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for b, ys in ls.items():
+        ax.plot([n for n, _ in LENGTHS], ys,
+                marker="o", linestyle="--" if sr.IOA0 in b else "-", label=b)
+    ax.set_xscale("log")
+    ax.set_xticks([n for n, _ in LENGTHS])
+    ax.set_xticklabels(["13", "159", "", "1024", "4095"], fontsize=8)
+    ax.axvline(159.5, color="grey", linewidth=0.8)
+    ax.text(165, ax.get_ylim()[1] * 0.95, "160: patch 4's small object is full",
+            fontsize=7, va="top")
+    ax.set_xlabel("name length in bytes (d1/d2/d3/file padded with slashes)", fontsize=8)
+    ax.set_ylabel(unit + " per stat()", fontsize=8)
+    ax.legend(fontsize=7)
+    fig.suptitle(f"stat() on ext4 by name length ({sr.mode_note(doc['mode'])})", fontsize=11)
+    return [sr.save_figure(fig, outdir, "filename")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
+    a = ap.parse_args()
+    made = figures(sr.load(a.results), a.output)
+    for m in made:
+        print(f"figure: {m}")
+    if not made:
+        print(f"name_length.py: no name-length cases in {a.results}, no figure")
+
+
+if __name__ == "__main__":
+    main()

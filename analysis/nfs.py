@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""NFS over loopback: what each call costs, and the GETATTRs it sends.
+
+usage: nfs.py RESULTS -o DIR
+
+RESULTS is a results.json (bench/SCHEMA.md) or its summary
+(analysis/summarize.py).  Writes DIR/nfs.png and DIR/nfs.svg for the
+patched boot (else the first one): a row per NFS configuration (nfs3,
+nfs4; actimeo0: mounted with actimeo=0, no attribute cache; netemN: a
+netem delay of N µs on lo) and in it a bar per call: stat(), statx()
+asking for BASIC_STATS and for SIZE, and BASIC_STATS with
+AT_STATX_FORCE_SYNC and with AT_STATX_DONT_SYNC.  Left, the call's cost
+(log scale); right, the GETATTR RPCs it sends per call (the case's
+nfs_ops_per_call).  Nothing is written when RESULTS has no NFS
+configuration with these cases on that boot.
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+
+CASES = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.BASIC_STATS.FORCE_SYNC",
+         "statx.BASIC_STATS.DONT_SYNC"]
+
+
+def boot(doc):
+    """The boot the NFS study is read on: patched, else the first one."""
+    boots = sr.boots(doc)
+    return "patched" if "patched" in boots else boots[0]
+
+
+def rows(doc):
+    """{configuration: [(cost or 0, GETATTRs per call or 0) per CASES]} on
+    boot(doc), for every NFS configuration with any of CASES there."""
+    b = boot(doc)
+    t = sr.table(doc)
+    out = {}
+    for lb in sr.labels(doc):
+        if not lb.startswith("nfs") or not any((b, lb, n) in t for n in CASES):
+            continue
+        cs = [t.get((b, lb, n)) or {} for n in CASES]
+        out[lb] = [(c.get("median") or 0, (c.get("nfs_ops_per_call") or {}).get("GETATTR", 0))
+                   for c in cs]
+    return out
+
+
+def figures(doc, outdir):
+    """The figure, or nothing without NFS cases; returns the PNGs made."""
+    r = rows(doc)
+    if not r:
+        return []
+    plt = sr.pyplot()
+    unit = doc["configs"][0]["unit"]
+    nfs = list(r)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(CASES) / 2 + 2.5),
+                                 sharey=True)
+    ys = range(len(nfs))
+    w = 0.8 / len(CASES)
+    for i, n in enumerate(CASES):
+        pos = [y - 0.4 + (i + 0.5) * w for y in ys]
+        a1.barh(pos, [r[lb][i][0] for lb in nfs], height=w, label=n)
+        a2.barh(pos, [r[lb][i][1] for lb in nfs], height=w, label=n)
+    a1.set_yticks(list(ys))
+    a1.set_yticklabels(nfs, fontsize=8)
+    a1.set_ylim(len(nfs) - 0.5, -0.5)
+    a1.set_xscale("log")
+    a1.set_xlabel(unit + " per call (log)", fontsize=8)
+    a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
+    a2.legend(fontsize=7)
+    fig.suptitle(f"NFS over loopback, {boot(doc)} ({sr.mode_note(doc['mode'])})", fontsize=11)
+    fig.tight_layout()
+    return [sr.save_figure(fig, outdir, "nfs")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
+    a = ap.parse_args()
+    made = figures(sr.load(a.results), a.output)
+    for m in made:
+        print(f"figure: {m}")
+    if not made:
+        print(f"nfs.py: no NFS cases in {a.results}, no figure")
+
+
+if __name__ == "__main__":
+    main()
