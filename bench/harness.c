@@ -40,7 +40,6 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +51,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 #define MAX_ENV 64
 
@@ -64,26 +64,6 @@ struct options {
 	const char *env[MAX_ENV];
 	unsigned int nenv;
 };
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("statx-bench: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 
 /* The measured loop: nothing but the body, through a pointer. */
 static uint64_t __attribute__((noinline))
@@ -104,53 +84,10 @@ static const char *const nfs_ops[] = {
 _Static_assert(NR_NFS_OPS == sizeof(((struct bench_result *)0)->nfs_ops) / sizeof(double),
 	       "struct bench_result has a slot per NFS operation");
 
-/* Operation counts of the NFS mount on @mnt, from /proc/self/mountstats. */
+/* Operation counts of the NFS mount on @mnt, and the bytes WRITE sent. */
 static void read_nfs_ops(const char *mnt, uint64_t *ops)
 {
-	char line[1024], dev[256], on[256], word[64];
-	int in = 0;
-	unsigned int i;
-	unsigned long long n, bytes = 0;
-	FILE *f = fopen("/proc/self/mountstats", "r");
-
-	memset(ops, 0, NR_NFS_OPS * sizeof(*ops));
-	if (!f)
-		die("cannot read /proc/self/mountstats: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2) {
-			in = !strcmp(on, mnt);
-			continue;
-		}
-		if (!in || sscanf(line, " %63[A-Z_]: %llu %*u %*u %llu", word, &n, &bytes) < 2)
-			continue;
-		for (i = 0; i < NR_NFS_OPS; i++)
-			if (!strcmp(word, nfs_ops[i]))
-				ops[i] = n;
-		if (!strcmp(word, "WRITE"))
-			ops[NR_NFS_OPS - 1] = bytes;
-	}
-	fclose(f);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, unsigned int n)
-{
-	double *s = malloc(n * sizeof(*s));
-	double m;
-
-	if (!s)
-		die("out of memory");
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
+	read_mountstats(mnt, nfs_ops, NR_NFS_OPS - 1, ops, &ops[NR_NFS_OPS - 1]);
 }
 
 /*
@@ -176,7 +113,7 @@ static void median_ci95(const double *v, unsigned int n, double *lo, double *hi)
 /* Is @r's interval within +-@target of its median? */
 static int ci_met(const struct bench_result *r, double target)
 {
-	double m = median(r->samples, r->nsamples), lo, hi;
+	double m = median_of(r->samples, r->nsamples), lo, hi;
 
 	median_ci95(r->samples, r->nsamples, &lo, &hi);
 	return fabs(m) > 0 && (hi - lo) / 2 <= target * fabs(m);
@@ -362,20 +299,6 @@ static void cleanup(struct bench_ctx *c)
 		close(c->opath_fd);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void write_json(const struct options *o, const struct bench_result *r,
 		       unsigned int n, double ovh_fixed, double ovh_iter)
 {
@@ -437,7 +360,7 @@ static void write_json(const struct options *o, const struct bench_result *r,
 		fprintf(f, ", \"flags\": %d, \"ret\": %ld, \"errno\": ", bc->flags, r[i].ret);
 		json_str(f, r[i].ret < 0 ? strerrorname_np(r[i].err) : "");
 		fprintf(f, ",\n     \"iters\": %llu, \"median\": %.3f, \"samples\": [",
-			(unsigned long long)r[i].iters, median(r[i].samples, r[i].nsamples));
+			(unsigned long long)r[i].iters, median_of(r[i].samples, r[i].nsamples));
 		for (j = 0; j < r[i].nsamples; j++)
 			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
 		median_ci95(r[i].samples, r[i].nsamples, &lo, &hi);
@@ -461,7 +384,7 @@ static void write_json(const struct options *o, const struct bench_result *r,
 static void report_line(const struct bench_result *r, unsigned int i,
 			unsigned int n)
 {
-	double m = median(r->samples, r->nsamples), lo, hi;
+	double m = median_of(r->samples, r->nsamples), lo, hi;
 	char ci[64] = "";
 
 	if (r->nsamples > 1) {
@@ -639,10 +562,10 @@ int main(int argc, char **argv)
 	run_batch(nullc->body, &ctx[0], 20000);
 	for (s = 0; s < o.samples; s++)
 		ovs[s] = run_batch(nullc->body, &ctx[0], 0);
-	ovh_fixed = median(ovs, o.samples);
+	ovh_fixed = median_of(ovs, o.samples);
 	for (s = 0; s < o.samples; s++)
 		ovs[s] = (run_batch(nullc->body, &ctx[0], 10000) - ovh_fixed) / 10000.0;
-	ovh_iter = median(ovs, o.samples);
+	ovh_iter = median_of(ovs, o.samples);
 	printf("harness overhead: %.1f per batch (clock reads), %.2f per iteration (loop)%s\n",
 	       ovh_fixed, ovh_iter, !strcmp(o.mode, "cost") ? " [instructions]" : " [ns]");
 

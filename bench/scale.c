@@ -53,7 +53,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +68,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 #define MAX_DEPTH	16
 #define DEPTH_CALLS	100		/* calls per depth pass */
@@ -127,26 +127,6 @@ struct options {
 static struct options opt = { .max_files = 100000, .reps = 3 };
 static unsigned int step, nsteps;
 static const char *unit = "ns";
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("statx-scale: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 
 /*
  * The thread's CPU time (sum_exec_runtime): it stops while the thread
@@ -266,30 +246,9 @@ static void drop_caches(void)
 
 static void read_nfs_ops(uint64_t *ops)
 {
-	char line[1024], dev[256], on[256], word[64];
-	unsigned long long n;
-	unsigned int i;
-	int in = 0;
-	FILE *f;
-
 	memset(ops, 0, NR_NFS_OPS * sizeof(*ops));
-	if (!opt.nfs_mount)
-		return;
-	f = fopen("/proc/self/mountstats", "r");
-	if (!f)
-		die("cannot read /proc/self/mountstats: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2) {
-			in = !strcmp(on, opt.nfs_mount);
-			continue;
-		}
-		if (!in || sscanf(line, " %63[A-Z_]: %llu", word, &n) != 2)
-			continue;
-		for (i = 0; i < NR_NFS_OPS; i++)
-			if (!strcmp(word, nfs_op_names[i]))
-				ops[i] = n;
-	}
-	fclose(f);
+	if (opt.nfs_mount)
+		read_mountstats(opt.nfs_mount, nfs_op_names, NR_NFS_OPS, ops, NULL);
 }
 
 /* Around a measured pass: dcache size and NFS operations. */
@@ -697,20 +656,9 @@ static void run_files(void)
 
 /* ---- output ----------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double median(const struct point *p, int cpu)
 {
-	double s[MAX_REPS];
-
-	memcpy(s, cpu ? p->cpu : p->v, p->n * sizeof(*s));
-	qsort(s, p->n, sizeof(*s), cmp_double);
-	return p->n % 2 ? s[p->n / 2] : (s[p->n / 2 - 1] + s[p->n / 2]) / 2;
+	return median_of(cpu ? p->cpu : p->v, p->n);
 }
 
 static void json_point(FILE *f, const struct point *p, int full)
@@ -736,20 +684,6 @@ static void json_point(FILE *f, const struct point *p, int full)
 		}
 	}
 	fprintf(f, "}");
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void write_json(const char *mode, double loop_per_call)

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - helpers shared by the benchmark programs (util.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double median_of(const double *v, unsigned int n)
+{
+	double *s = malloc(n * sizeof(*s));
+	double m;
+
+	if (!s)
+		die("out of memory");
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void read_mountstats(const char *mnt, const char *const *names, unsigned int n,
+		     uint64_t *ops, uint64_t *write_bytes)
+{
+	char line[1024], dev[256], on[256], word[64];
+	unsigned long long count, bytes;
+	unsigned int i;
+	int in = 0, fields;
+	FILE *f = fopen("/proc/self/mountstats", "r");
+
+	memset(ops, 0, n * sizeof(*ops));
+	if (write_bytes)
+		*write_bytes = 0;
+	if (!f)
+		die("cannot read /proc/self/mountstats: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2) {
+			in = !strcmp(on, mnt);
+			continue;
+		}
+		fields = in ? sscanf(line, " %63[A-Z_]: %llu %*u %*u %llu", word, &count, &bytes) : 0;
+		if (fields < 2)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!strcmp(word, names[i]))
+				ops[i] = count;
+		if (write_bytes && fields == 3 && !strcmp(word, "WRITE"))
+			*write_bytes = bytes;
+	}
+	fclose(f);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * util.h - what the benchmark programs (harness.c, scale.c) share: dying
+ * with a message, the clock, medians, JSON strings, NFS operation counts.
+ */
+#ifndef STATX_BENCH_UTIL_H
+#define STATX_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+/* "PROGRAM: message" on stderr, exit status 2. */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/*
+ * CLOCK_MONOTONIC in ns: instructions in a cost-mode guest.  Inline: the
+ * measured loops read it, and their overhead is measured with it.
+ */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* qsort() order for doubles, and the median of @n values (unchanged). */
+int cmp_double(const void *a, const void *b);
+double median_of(const double *v, unsigned int n);
+
+/* @s as a JSON string, quotes and control characters escaped. */
+void json_str(FILE *f, const char *s);
+
+/*
+ * Operation counts of the NFS mount on @mnt from /proc/self/mountstats:
+ * @ops[i] for the operation named @names[i] (0 when absent); with
+ * @write_bytes, also the bytes WRITE sent (its fourth field).
+ */
+void read_mountstats(const char *mnt, const char *const *names, unsigned int n,
+		     uint64_t *ops, uint64_t *write_bytes);
+
+#endif
