@@ -45,11 +45,7 @@ client() {
 	"$@" >/dev/null 2>&1 || true	# warm: translation, dcache, attribute cache
 	bpftrace -I "$REPO/traces/include" "$REPO/traces/client_calls.bt" "$comm" >"$base.bt" 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
-		grep -q 'Hit Ctrl-C' "$base.bt" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_banner "$base.bt" "$pid" || true
 	{ [ -n "$mnt" ] && rpcs "$mnt"; } >"$base.rpc" || true
 	perf stat -x, -e task-clock -o "$base.perf" -- "$@" >/dev/null 2>&1 || true
 	{ [ -n "$mnt" ] && rpcs "$mnt"; } >>"$base.rpc" || true

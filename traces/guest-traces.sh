@@ -39,10 +39,7 @@ bt() {
 	shift 2
 	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" >"$out" 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
-		grep -q 'Hit Ctrl-C' "$out" && break
-		sleep 0.1
-	done
+	wait_banner "$out" "$pid" || echo "trace: $script did not attach; see $out"
 	"$@"
 	kill -INT "$pid"
 	wait "$pid" || true
@@ -94,14 +91,11 @@ probe() { # probe NAME [COMMAND...]: the loop with COMMAND's probe attached
 	if [ $# -gt 0 ]; then
 		"$@" >"$OUTDIR/probes/$name.txt" 2>&1 &
 		pid=$!
-		for _ in $(seq 600); do
-			grep -qE '^Hit Ctrl-C|^attached' "$OUTDIR/probes/$name.txt" && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if ! kill -0 "$pid" 2>/dev/null; then
+		if ! wait_banner "$OUTDIR/probes/$name.txt" "$pid" '^Hit Ctrl-C|^attached'; then
 			echo "probe $name: could not attach:"
 			cat "$OUTDIR/probes/$name.txt"
+			kill -INT "$pid" 2>/dev/null || true
+			wait "$pid" || true
 			return 0
 		fi
 	fi

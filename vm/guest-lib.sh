@@ -19,6 +19,19 @@ start_nfsd() {
 	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
 }
 
+# wait_banner FILE PID [REGEX]: wait, up to 60 s, until FILE has a line
+# matching REGEX (default: bpftrace's "Hit Ctrl-C", printed once its
+# probes are attached) or PID has exited.  Status 0 only for the banner.
+wait_banner() {
+	local file=$1 pid=$2 re=${3:-Hit Ctrl-C} _
+	for _ in $(seq 600); do
+		grep -qE "$re" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # mount_nfs VERS MNT [OPTIONS]: mount the export over loopback.
 mount_nfs() {
 	local vers=$1 mnt=$2 opts=${3:-}

@@ -19,11 +19,7 @@ trace() {
 	shift 2
 	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" "$@" >"$OUT/$name.out" 2>&1 &
 	BT=$!
-	for _ in $(seq 600); do
-		grep -q 'Hit Ctrl-C' "$OUT/$name.out" && return 0
-		kill -0 $BT 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_banner "$OUT/$name.out" "$BT" && return 0
 	echo "FAIL: $script did not start:"
 	cat "$OUT/$name.out"
 	fails=$((fails + 1))
