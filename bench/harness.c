@@ -19,7 +19,8 @@
  *   --ci-target F      time mode: add interleaved rounds until every case's
  *                      95% confidence interval of the median is within
  *                      +-F of it (default 0.01), or a limit is reached
- *   --max-samples N    time mode: at most N samples per case (default 2000)
+ *   --max-samples N    time mode: at most N samples per case (default 20000;
+ *                      --max-seconds is the limit that binds)
  *   --max-seconds S    time mode: stop adding rounds after S s (default 120)
  *   --budget NS        clock ns per sample, sizes the iterations
  *                      (default 400000)
@@ -510,7 +511,7 @@ static void parse(int argc, char **argv, struct options *o)
 	if (!strcmp(o->mode, "cost"))
 		o->max_samples = o->samples;
 	else if (!o->max_samples)
-		o->max_samples = 2000;
+		o->max_samples = 20000;
 	if (o->max_samples < o->samples)
 		o->max_samples = o->samples;
 	if (o->ci_target <= 0 || o->max_seconds <= 0)
