@@ -4,6 +4,8 @@
 # must count exactly N.
 set -eu
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=../../vm/guest-lib.sh
+. "$REPO/vm/guest-lib.sh"
 N=23
 D=/mnt/ext4/traces-test
 mkdir -p "$D"
@@ -98,8 +100,6 @@ for probe in "tracepoint stat:vfs_getattr_enter" "raw_tp vfs_getattr_enter" \
 done
 
 # NFS: GETATTR RPCs seen by nfs_getattr.bt against /proc/self/mountstats.
-# shellcheck source=../../vm/guest-lib.sh
-. "$REPO/vm/guest-lib.sh"
 start_nfsd
 mount_nfs 3 /mnt/nfs3 actimeo=0
 mkdir -p /mnt/nfs3/tt
