@@ -18,7 +18,6 @@ In cost mode a figure is guest ns, one per instruction, but on NFS a wait
 for the server or a writeback timer jumps the clock to the next timer
 deadline, so the NFS figures are not pure instruction counts.
 """
-import argparse
 import pathlib
 import sys
 
@@ -125,16 +124,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"dirty.py: no dirty.* cases in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no dirty.* cases")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ median's 95% interval (the case's ci95).  Boots with init_on_alloc=0 are
 left out (series.py draws them).  Nothing is written when RESULTS has
 none of these configurations and cases.
 """
-import argparse
 import pathlib
 import sys
 
@@ -74,16 +73,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"fs_masks.py: no per-file-system cases in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no per-file-system cases")
 
 
 if __name__ == "__main__":

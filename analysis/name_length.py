@@ -13,7 +13,6 @@ mark at 160 bytes, the first length patch 4's small struct filename
 object cannot hold.  Nothing is written when RESULTS has no name-length
 cases (a QUICK run).
 """
-import argparse
 import pathlib
 import sys
 
@@ -57,16 +56,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"name_length.py: no name-length cases in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no name-length cases")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ AT_STATX_FORCE_SYNC and with AT_STATX_DONT_SYNC.  Left, the call's cost
 nfs_ops_per_call).  Nothing is written when RESULTS has no NFS
 configuration with these cases on that boot.
 """
-import argparse
 import pathlib
 import sys
 
@@ -75,16 +74,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"nfs.py: no NFS cases in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no NFS cases")
 
 
 if __name__ == "__main__":

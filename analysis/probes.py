@@ -20,7 +20,6 @@ kinds a boot did not run (no BTF, no stat:* events on stock; no raw
 tracepoint probe in bpftrace 0.17) are marked "not run".  Nothing is
 written when RESULTS has no probe study (TRACE=0, QUICK).
 """
-import argparse
 import pathlib
 import sys
 
@@ -103,16 +102,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"probes.py: no probe study in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no probe study")
 
 
 if __name__ == "__main__":

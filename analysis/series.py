@@ -15,7 +15,6 @@ named; in time mode each bar carries its median's 95% interval (the
 case's ci95).  A kernel has the colour it has in fs_masks.py's figure.
 Nothing is written without a stock and patched pair with ext4 cases.
 """
-import argparse
 import pathlib
 import sys
 
@@ -60,16 +59,7 @@ def figures(doc, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
-    a = ap.parse_args()
-    made = figures(sr.load(a.results), a.output)
-    for m in made:
-        print(f"figure: {m}")
-    if not made:
-        print(f"series.py: no stock and patched pair on ext4 in {a.results}, no figure")
+    sr.figure_main(__doc__, figures, "no stock and patched pair on ext4")
 
 
 if __name__ == "__main__":

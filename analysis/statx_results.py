@@ -156,6 +156,24 @@ def pyplot():
     return plt
 
 
+def figure_main(doc, figures, missing):
+    """The command line every figure script has: RESULTS positional, -o DIR
+    (DOC is its --help); FIGURES(results, outdir) draws, and an empty
+    return prints MISSING (what the results lack) instead of failing."""
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="directory for the figure")
+    a = ap.parse_args()
+    made = figures(load(a.results), a.output)
+    for m in made:
+        print(f"figure: {m}")
+    if not made:
+        print(f"{pathlib.Path(sys.argv[0]).name}: {missing} in {a.results}, no figure")
+
+
 def save_figure(fig, outdir, name):
     """fig as OUTDIR/NAME.png (REPORT.md's) and NAME.svg; returns the PNG's
     path.  No date in the SVG and fixed ids, so that drawing the same
