@@ -415,12 +415,22 @@ static double sample(const struct bench_result *r, struct bench_ctx *c,
  * --max-samples or --max-seconds is reached; each case records whether
  * its interval met the target.
  */
+/*
+ * Does case @r count for time mode's stopping rule?  Not the empty body:
+ * the harness's cost is subtracted from it, its median is about zero, and
+ * no interval is within a percentage of zero.
+ */
+static int ci_counts(const struct bench_result *r)
+{
+	return strcmp(r->bc->call, "none") != 0;
+}
+
 static void time_rounds(const struct options *o, struct bench_result *res,
 			struct bench_ctx *ctx, unsigned int n, double ovh_fixed,
 			double ovh_iter)
 {
 	uint64_t t0 = now_ns();
-	unsigned int s, i, k, missed;
+	unsigned int s, i, k, missed, counted;
 
 	for (s = 0; s < o->max_samples; s++) {
 		for (k = 0; k < n; k++) {
@@ -432,16 +442,18 @@ static void time_rounds(const struct options *o, struct bench_result *res,
 		if (s + 1 < o->samples || (s + 1 > o->samples && (s + 1) % 10))
 			continue;
 		for (missed = 0, i = 0; i < n; i++)
-			missed += !ci_met(&res[i], o->ci_target);
+			missed += ci_counts(&res[i]) && !ci_met(&res[i], o->ci_target);
 		if (!missed || (now_ns() - t0) / 1e9 > o->max_seconds)
 			break;
 	}
-	for (missed = 0, i = 0; i < n; i++) {
+	for (missed = 0, counted = 0, i = 0; i < n; i++) {
 		res[i].ci_met = ci_met(&res[i], o->ci_target);
-		missed += !res[i].ci_met;
+		counted += ci_counts(&res[i]);
+		missed += ci_counts(&res[i]) && !res[i].ci_met;
 	}
 	printf("time mode: %u rounds in %.1f s, %u of %u cases within +-%.3g%% (95%% CI of the median)\n",
-	       res[0].nsamples, (now_ns() - t0) / 1e9, n - missed, n, o->ci_target * 100);
+	       res[0].nsamples, (now_ns() - t0) / 1e9, counted - missed, counted,
+	       o->ci_target * 100);
 }
 
 static void usage(void)
