@@ -4,7 +4,8 @@
 usage: merge.py RUNDIR [-o FILE]
 
 RUNDIR holds guest/<tag>/ for each boot (vm.env, config-diff.txt and
-raw/<label>.json from the harness) and traces/<variant>/ (probes/*.json
+raw/<label>.json from the harness, raw/dispatch.json from
+bench/dispatch.py) and traces/<variant>/ (probes/*.json
 from the probe-overhead study, labelled probe.<kind>) and
 conformance/<variant>/output (tests/guest/conformance.sh) and
 scale/<variant>/ (bench/guest-scale.sh) and clients/<variant>/
@@ -35,6 +36,7 @@ def read_env(path):
 def merge(rundir):
     rundir = pathlib.Path(rundir)
     configs = []
+    dispatch = {}
     boots = sorted((rundir / "guest").iterdir())
     # The probe-overhead study's files (traces/guest-traces.sh) share the
     # schema: one configuration per probe kind.
@@ -45,7 +47,12 @@ def merge(rundir):
             continue
         vm = read_env(boot / "vm.env")
         diff = boot / "config-diff.txt"
-        raws = sorted((boot / "raw").glob("*.json")) + sorted((boot / "probes").glob("*.json"))
+        raws = sorted(p for p in (boot / "raw").glob("*.json") if p.name != "dispatch.json")
+        raws += sorted((boot / "probes").glob("*.json"))
+        # bench/dispatch.py: one per kernel (every boot of it agrees).
+        if (boot / "raw" / "dispatch.json").exists():
+            dispatch.setdefault(vm["variant"],
+                                json.loads((boot / "raw" / "dispatch.json").read_text()))
         for raw in raws:
             r = json.loads(raw.read_text())
             # Time mode: the interval the harness aimed at, and its warning
@@ -85,6 +92,8 @@ def merge(rundir):
         "mode": modes.pop() if len(modes) == 1 else "mixed",
         "configs": configs,
     }
+    if dispatch:
+        doc["dispatch"] = dispatch
     if conf:
         doc["conformance"] = conf
     if scale_runs:

@@ -211,7 +211,56 @@ def sec_series(r):
                                   f"plus the copy-out difference {copy:,.0f} "
                                   f"(target within 2%: {met(abs(x - want) / want <= 0.02)})")
         out += ["- " + c for c in checks] + [""]
+    out += dispatch_lines(r, p3)
     return "\n".join(out).rstrip()
+
+
+# x86-64 numbers of the calls the series compares.
+NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}
+
+
+def dispatch_lines(r, variant):
+    """What the system call number costs (bench/dispatch.py), checked
+    against the two ENOSYS cases, and the fd targets without it."""
+    d = (r.doc.get("dispatch") or {}).get(variant)
+    if not d:
+        return []
+    cost = {k: d["per_nr"][str(n)]["instructions"] for k, n in NR.items()}
+    out = [f"System call dispatch: `x64_sys_call()` (the 2024 branch-history fix's "
+           f"switch, a tree of compares) takes {cost['newfstat']} instructions to reach "
+           f"newfstat (5), {cost['newfstatat']} newfstatat (262) and {cost['statx']} statx "
+           f"(332) in the running {variant} kernel (bench/dispatch.py, counted in its code "
+           f"through /proc/kcore)."]
+    m134, m174 = r.v(variant, "floor", "nosys.134"), r.v(variant, "floor", "nosys.174")
+    if m134 is not None and m174 is not None:
+        p = d["per_nr"]["134"]["instructions"] - d["per_nr"]["174"]["instructions"]
+        same = d["per_nr"]["134"]["handler"] == d["per_nr"]["174"]["handler"]
+        out[-1] += (f"  Measured check: syscall(134) and syscall(174) both reach "
+                    f"{'the same handler' if same else 'different handlers'} and cost "
+                    f"{fmt(m134)} and {fmt(m174)}, {m134 - m174:+,.0f} apart; the count "
+                    f"says {p:+d}.")
+    fst = r.v(variant, "ext4", "fstat")
+    e = r.v(variant, "ext4", "fstatat.empty")
+    sx, st = r.v(variant, "ext4", "statx.BASIC_STATS"), r.v(variant, "ext4", "stat")
+    rows = []
+    if fst and e:
+        ea = e - (cost["newfstatat"] - cost["newfstat"])
+        rows.append(f"`fstatat.empty` {fmt(ea)}: {pct(ea, fst)} from raw `fstat` "
+                    f"({'within' if abs(ea - fst) / fst <= 0.02 else 'not within'} 2%)")
+    if fst and sx and st:
+        want = fst + (sx - st) - (cost["statx"] - cost["newfstatat"])
+        for name in ("statx.fd.null", "statx.fd.empty"):
+            x = r.v(variant, "ext4", name)
+            if x:
+                xa = x - (cost["statx"] - cost["newfstat"])
+                rows.append(f"`{name}` {fmt(xa)}: {pct(xa, want)} from `fstat` plus the "
+                            f"copy-out difference ({fmt(want)}; "
+                            f"{'within' if abs(xa - want) / want <= 0.02 else 'not within'} 2%)")
+    if rows:
+        out += ["", f"The same targets with each call's dispatch taken out (what fs/stat.c "
+                f"adds, not the literal targets above), {variant}, ext4, Debian default:", ""]
+        out += ["- " + x for x in rows]
+    return out + [""]
 
 
 def sec_nfs(r):

@@ -2,7 +2,8 @@
 # bench-quick.sh - `make bench QUICK=1` end to end (stock and patched, every
 # file system), then checks on what it wrote: the schema, every
 # configuration present, the harness's own overhead subtracted exactly,
-# NFS operations counted, and the series' effect where it is exact.
+# NFS operations counted, the series' effect where it is exact, and the
+# system call dispatch count against its measured check.
 # Usage: tests/bench-quick.sh RUNDIR
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +39,8 @@ for c in doc["configs"]:
             if "nfs_ops_per_call" not in x:
                 bad.append(f"{c['label']} {x['name']}: no NFS op counts")
     for x in c["cases"]:
-        expect_fail = c["variant"] == "stock" and x["name"] in ("statx.fd.null", "fstatat.null")
+        expect_fail = ((c["variant"] == "stock" and x["name"] in ("statx.fd.null", "fstatat.null"))
+                       or x["name"].startswith("nosys."))
         if (x["ret"] < 0) != expect_fail:
             bad.append(f"{c['variant']} {c['label']} {x['name']}: ret {x['ret']} {x['errno']}")
 ga = sr.case(doc, "patched", "nfs3.actimeo0", "stat")["nfs_ops_per_call"]["GETATTR"]
@@ -51,6 +53,24 @@ for name in ("fstatat.empty", "statx.fd.empty"):
     print(f"ext4 {name}: stock {s:.0f}, patched {p:.0f}")
     if not p < s:
         bad.append(f"patched {name} is not below stock")
+# bench/dispatch.py's count of x64_sys_call()'s compare tree against the
+# two ENOSYS cases: one handler, two depths; the measured difference is
+# the counted one (cost mode is exact).
+for v in ("stock", "patched"):
+    d = doc.get("dispatch", {}).get(v)
+    if not d:
+        bad.append(f"{v}: no dispatch counts (bench/dispatch.py)")
+        continue
+    per = d["per_nr"]
+    want = per["134"]["instructions"] - per["174"]["instructions"]
+    got = (sr.case(doc, v, "floor", "nosys.134")["median"]
+           - sr.case(doc, v, "floor", "nosys.174")["median"])
+    print(f"{v}: dispatch newfstat {per['5']['instructions']}, newfstatat "
+          f"{per['262']['instructions']}; syscall(134) - syscall(174): counted {want:+d}, "
+          f"measured {got:+.1f}")
+    if per["134"]["handler"] != per["174"]["handler"] or abs(got - want) > 0.5:
+        bad.append(f"{v}: dispatch count {want:+d} against measured {got:+.1f} "
+                   f"({per['134']['handler']}, {per['174']['handler']})")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)

@@ -42,7 +42,7 @@ lint() {
 	step lint
 	check "shellcheck: every shell script" \
 		shellcheck -x -P SCRIPTDIR vm/*.sh vm/guest-init bench/*.sh tests/*.sh tests/guest/*.sh traces/*.sh .ci/run
-	check "pyflakes: every Python file" $PY -m pyflakes analysis tests
+	check "pyflakes: every Python file" $PY -m pyflakes analysis tests bench
 	check "C: bench builds with -Wall -Wextra -Werror" make -s -B -C bench
 }
 
