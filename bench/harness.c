@@ -14,7 +14,8 @@
  *                      instructions; time: wall clock.  Refuses time mode
  *                      under TCG unless --allow-tcg-time.
  *   --quick            only the cases marked quick
- *   --cases A,B,...    only these cases (a trailing * matches a prefix)
+ *   --cases A,B,...    only these cases (shell patterns: stat.name*)
+ *   --skip A,B,...     not these cases (shell patterns)
  *   --samples N        samples per case (default 9 cost, 31 time)
  *   --ci-target F      time mode: add interleaved rounds until every case's
  *                      95% confidence interval of the median is within
@@ -57,7 +58,7 @@
 #define MAX_ENV 64
 
 struct options {
-	const char *dir, *fs, *variant, *mode, *cases, *json, *label, *nfs_mount;
+	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples;
 	double ci_target, max_seconds;
@@ -184,21 +185,27 @@ static void check_setup(const struct options *o)
 		die("refusing: cost mode needs a guest booted with -icount (sxs.mode=cost)");
 }
 
+/* Does @name match one of the comma-separated glob patterns in @list? */
+static int in_list(const char *list, const char *name)
+{
+	char buf[4096], *w, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (!fnmatch(w, name, 0))
+			return 1;
+	return 0;
+}
+
 static int selected(const struct options *o, const struct bench_case *bc)
 {
-	char list[4096], *w, *save = NULL;
-
 	if (bc->needs_file && !o->dir)
 		return 0;
 	if (o->quick && !bc->quick)
 		return 0;
-	if (!o->cases)
-		return 1;
-	snprintf(list, sizeof(list), "%s", o->cases);
-	for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
-		if (!fnmatch(w, bc->name, 0))
-			return 1;
-	return 0;
+	if (o->skip && in_list(o->skip, bc->name))
+		return 0;
+	return !o->cases || in_list(o->cases, bc->name);
 }
 
 /* The files the cases look at, made once: d1/d2/d3/file and a symlink. */
@@ -459,7 +466,7 @@ static void time_rounds(const struct options *o, struct bench_result *res,
 static void usage(void)
 {
 	fprintf(stderr, "usage: statx-bench [--dir DIR] [--fs NAME] [--variant NAME] [--mode cost|time]\n"
-		"  [--quick] [--cases A,B*] [--samples N] [--budget NS] [--label TEXT]\n"
+		"  [--quick] [--cases A,B*] [--skip A,B*] [--samples N] [--budget NS] [--label TEXT]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
 	exit(2);
@@ -494,6 +501,8 @@ static void parse(int argc, char **argv, struct options *o)
 			o->mode = v;
 		else if (!strcmp(a, "--cases"))
 			o->cases = v;
+		else if (!strcmp(a, "--skip"))
+			o->skip = v;
 		else if (!strcmp(a, "--json"))
 			o->json = v;
 		else if (!strcmp(a, "--nfs-mount"))
