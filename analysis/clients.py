@@ -4,6 +4,7 @@
 usage: clients.py DIR [-o FILE] [--figures OUTDIR]
                         DIR: a run's clients/<variant>/clients (or the
                         directory holding it, with the guest's vm.env)
+       clients.py DIR --split CONFIG   (in the guest, after a session)
 
 For each configuration (ext4, nfs3, nfs3.actimeo0) and client: the
 stat-family system calls the client made with their masks and flags
@@ -13,6 +14,15 @@ task-clock (cost mode: instructions, waits left out) and the NFS RPCs
 its run caused (mountstats before and after).  Prints JSON (to FILE
 with -o; merge.py keeps it in results.json as "clients", keyed by
 variant).
+
+--split: bench/guest-clients.sh traces all of a configuration's clients
+in one bpftrace session (traces/client_calls.bt -, maps keyed by pid and
+comm) and leaves DIR/CONFIG.session.bt, CONFIG.warm (the pids of the
+unmeasured warm-up runs) and CONFIG.order ("N COMM" per measured run, in
+the order they ran).  Pids grow, so the measured runs of one comm are its
+non-warm pids in ascending order; this writes each run's CONFIG.N.bt in
+the single-client form the rest of this program reads, and fails if the
+counts disagree.
 
 --figures OUTDIR draws OUTDIR/clients.png and .svg (report.py draws the
 same from a results.json): per client, the CPU time of its whole run
@@ -66,6 +76,41 @@ def parse_run(base):
         after = dict(x.split("=") for x in lines[1].split())
         rec["rpcs"] = {k: int(after[k]) - int(before[k]) for k in after if before.get(k)}
     return rec
+
+
+PCALL = re.compile(r"^@p(calls|getattr)\[(\d+), ([^,]+), (.*)$")
+
+
+def split_session(session, warm, order):
+    """session: client_calls.bt's "-" output; warm: warm-up pids; order:
+    [(n, comm)] of the measured runs.  {n: single-client text}."""
+    by_pid = {}
+    for line in session.splitlines():
+        m = PCALL.match(line)
+        if m:
+            by_pid.setdefault((m.group(3), int(m.group(2))), []).append(
+                f"@{m.group(1)}[{m.group(4)}")
+    out = {}
+    for comm in dict.fromkeys(c for _, c in order):
+        runs = [n for n, c in order if c == comm]
+        pids = sorted(p for c, p in by_pid if c == comm and p not in warm)
+        if len(pids) != len(runs):
+            raise ValueError(f"{comm}: {len(runs)} measured runs but pids {pids} "
+                             f"(warm-ups {sorted(warm)})")
+        for n, pid in zip(runs, pids):
+            out[n] = "\n".join(by_pid[(comm, pid)]) + "\n"
+    return out
+
+
+def split_dir(d, cfg):
+    d = pathlib.Path(d)
+    warm = {int(x) for x in (d / f"{cfg}.warm").read_text().split()}
+    order = [(int(n), c) for n, c in (line.split() for line in
+                                      (d / f"{cfg}.order").read_text().splitlines() if line)]
+    for n, text in split_session((d / f"{cfg}.session.bt").read_text(errors="replace"),
+                                 warm, order).items():
+        (d / f"{cfg}.{n}.bt").write_text(text)
+    return len(order)
 
 
 def load(d):
@@ -161,7 +206,15 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("-o", "--output")
     ap.add_argument("--figures", metavar="OUTDIR")
+    ap.add_argument("--split", metavar="CONFIG")
     a = ap.parse_args()
+    if a.split:
+        try:
+            n = split_dir(a.dir, a.split)
+        except (OSError, ValueError) as e:
+            sys.exit(f"clients.py --split {a.split}: {e}")
+        print(f"clients: {a.split}: {n} runs split out of one session")
+        return
     doc = load(a.dir)
     if not doc:
         sys.exit(f"clients.py: nothing under {a.dir}")

@@ -9,7 +9,8 @@
 #
 # Usage (in the guest): bench/guest-clients.sh OUTDIR [FILES]
 # Output: OUTDIR/clients/<config>.<n>.{cmd,bt,perf,rpc}, read by
-# analysis/clients.py.  Needs the series' events (the patched kernel).
+# analysis/clients.py, and per configuration the bpftrace session they
+# were split from (<config>.{session.bt,warm,order}).  Needs the series' events (the patched kernel).
 set -eu
 OUTDIR=$1 FILES=${2:-100}
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -35,37 +36,68 @@ rpcs() { # rpcs MNT: the RPC counts, one line
 	echo "$line"
 }
 
-# client CONFIG N COMM MNT LABEL COMMAND...: one measured run of COMMAND
-# (LABEL: how the report names it).
+# client PASS CONFIG N COMM MNT LABEL COMMAND...: PASS "warm" runs COMMAND
+# once unmeasured (translation, dcache, attribute cache) and notes its pid;
+# "measure" runs it under perf stat, with the RPC counts around it (LABEL:
+# how the report names it).
 client() {
-	local cfg=$1 n=$2 comm=$3 mnt=$4 label=$5 base pid
-	shift 5
+	local pass=$1 cfg=$2 n=$3 comm=$4 mnt=$5 label=$6 base
+	shift 6
 	base=$OUT/$cfg.$n
+	if [ "$pass" = warm ]; then
+		"$@" >/dev/null 2>&1 &
+		echo $! >>"$OUT/$cfg.warm"
+		wait $! || true
+		return 0
+	fi
 	printf '%s\n' "$label" >"$base.cmd"
-	"$@" >/dev/null 2>&1 || true	# warm: translation, dcache, attribute cache
-	bpftrace -I "$REPO/traces/include" "$REPO/traces/client_calls.bt" "$comm" >"$base.bt" 2>&1 &
-	pid=$!
-	wait_banner "$base.bt" "$pid" || true
+	echo "$n $comm" >>"$OUT/$cfg.order"
 	{ [ -n "$mnt" ] && rpcs "$mnt"; } >"$base.rpc" || true
 	perf stat -x, -e task-clock -o "$base.perf" -- "$@" >/dev/null 2>&1 || true
 	{ [ -n "$mnt" ] && rpcs "$mnt"; } >>"$base.rpc" || true
-	kill -INT "$pid"
-	wait "$pid" || true
 	echo "client $cfg $n: $label: $(sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1 ms/p' "$base.perf")"
 }
 
-run_clients() { # run_clients CONFIG DIR MNT
-	local cfg=$1 dir=$2 mnt=$3 files
+# run_clients CONFIG DIR MNT: every client, each warmed just before it is
+# measured, in one bpftrace session (traces/client_calls.bt -: one start
+# instead of six); analysis/clients.py --split gives each run its calls.
+run_clients() {
+	local cfg=$1 dir=$2 mnt=$3 files pass pid
 	make_tree "$dir"
 	files=("$dir"/f*)
 	printf 'files=%s\nmount=%s\n' "$FILES" "$(fs_type "$dir") $(mount_options "$dir")" \
 		>"$OUT/$cfg.env"
-	client "$cfg" 1 ls "$mnt" "ls -l DIR" ls -l "$dir"
-	client "$cfg" 2 ls "$mnt" "ls --color=always DIR" ls --color=always "$dir"
-	client "$cfg" 3 stat "$mnt" "stat --cached=always DIR/f*" stat --cached=always "${files[@]}"
-	client "$cfg" 4 stat "$mnt" "stat --cached=never DIR/f*" stat --cached=never "${files[@]}"
-	client "$cfg" 5 find "$mnt" "find DIR -printf '%s %m %p\\n'" find "$dir" -printf '%s %m %p\n'
-	client "$cfg" 6 du "$mnt" "du -s DIR" du -s "$dir"
+	: >"$OUT/$cfg.warm"
+	: >"$OUT/$cfg.order"
+	bpftrace -I "$REPO/traces/include" "$REPO/traces/client_calls.bt" - >"$OUT/$cfg.session.bt" 2>&1 &
+	pid=$!
+	wait_banner "$OUT/$cfg.session.bt" "$pid" ||
+		echo "guest-clients: client_calls.bt did not attach; see $OUT/$cfg.session.bt"
+	for pass in warm measure; do
+		client $pass "$cfg" 1 ls "$mnt" "ls -l DIR" ls -l "$dir"
+	done
+	for pass in warm measure; do
+		client $pass "$cfg" 2 ls "$mnt" "ls --color=always DIR" ls --color=always "$dir"
+	done
+	for pass in warm measure; do
+		client $pass "$cfg" 3 stat "$mnt" "stat --cached=always DIR/f*" \
+			stat --cached=always "${files[@]}"
+	done
+	for pass in warm measure; do
+		client $pass "$cfg" 4 stat "$mnt" "stat --cached=never DIR/f*" \
+			stat --cached=never "${files[@]}"
+	done
+	for pass in warm measure; do
+		client $pass "$cfg" 5 find "$mnt" "find DIR -printf '%s %m %p\\n'" \
+			find "$dir" -printf '%s %m %p\n'
+	done
+	for pass in warm measure; do
+		client $pass "$cfg" 6 du "$mnt" "du -s DIR" du -s "$dir"
+	done
+	kill -INT "$pid"
+	wait "$pid" || true
+	python3 "$REPO/analysis/clients.py" "$OUT" --split "$cfg" ||
+		echo "guest-clients: WARNING: $cfg: the session's calls could not be told apart"
 }
 
 run_clients ext4 /mnt/ext4/clients ""

@@ -333,6 +333,31 @@ def _scale_entry(fio=True):
                     "ext4-statx": job(16819.0)} if fio else {}}
 
 
+def test_clients_split_session_by_pid_and_comm(tmp_path):
+    """One bpftrace session for all clients: warm-up pids left out, the
+    measured runs of a comm matched to its pids in ascending order, other
+    programs ignored, a count that does not match refused."""
+    import clients
+    d = tmp_path / "clients"
+    d.mkdir()
+    (d / "ext4.session.bt").write_text(
+        "Attaching 7 probes...\nTracing stat calls of -... Hit Ctrl-C to end.\n"
+        "@pcalls[101, ls, statx, 606, 2304]: 103\n@pcalls[105, ls, statx, 606, 2304]: 101\n"
+        "@pcalls[108, ls, statx, 2, 2304]: 3\n@pcalls[120, ls, statx, 2, 2304]: 3\n"
+        "@pcalls[104, perf, newfstatat, 0, 0]: 9\n@pcalls[130, stat, statx, 4095, 0]: 100\n"
+        "@pgetattr[105, ls, ext4, 606, 2304]: 101\n@pgetattr[130, stat, ext4, 4095, 0]: 100\n")
+    (d / "ext4.warm").write_text("101\n108\n129\n")
+    (d / "ext4.order").write_text("1 ls\n2 ls\n3 stat\n")
+    assert clients.split_dir(d, "ext4") == 3
+    assert (d / "ext4.1.bt").read_text() == ("@calls[statx, 606, 2304]: 101\n"
+                                             "@getattr[ext4, 606, 2304]: 101\n")
+    assert (d / "ext4.2.bt").read_text() == "@calls[statx, 2, 2304]: 3\n"
+    assert "@getattr[ext4, 4095, 0]: 100" in (d / "ext4.3.bt").read_text()
+    (d / "ext4.order").write_text("1 ls\n2 ls\n3 ls\n")
+    with pytest.raises(ValueError, match="3 measured runs"):
+        clients.split_dir(d, "ext4")
+
+
 def _client_runs(tmp_path):
     import clients
     d = tmp_path / "clients"
