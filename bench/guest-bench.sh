@@ -7,7 +7,8 @@
 # guest's own knfsd over 127.0.0.1, with the attribute cache on and off
 # (actimeo=0) and, unless QUICK, netem delays of 200 us and 2 ms on lo.
 # SCOPE "local" stops after ext4 and tmpfs (bench/run.sh's init_on_alloc=0
-# boots: the zeroing is getname()'s, the same on every file system).
+# boots: the zeroing is getname()'s, the same on every file system; and
+# series3, whose figures the report reads on ext4 only).
 set -eu
 
 OUTDIR=$1 VARIANT=$2 MODE=$3 QUICK=${4:-0} SCOPE=${5:-all}
@@ -67,18 +68,21 @@ done
 	--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC" \
 	"${slab[@]}" "${tcg[@]}"
 
+# What the system call number costs: x64_sys_call()'s compare tree, read
+# from the running kernel (bench/dispatch.py).  A report input, not a case:
+# its failure is a warning.  DISPATCH=0 leaves it out (bench/run.sh's
+# second boot of a kernel, with init_on_alloc=0: the same code).
+if [ "${DISPATCH:-1}" = 1 ]; then
+	python3 "$REPO/bench/dispatch.py" -o "$OUTDIR/dispatch.json" ||
+		echo "guest-bench: WARNING: bench/dispatch.py failed; no dispatch counts"
+fi
+
 run_fs ext4 ext4 /mnt/ext4/bench "" "netem_us=0"
 run_fs tmpfs tmpfs /mnt/tmpfs/bench "" "netem_us=0"
 if [ "$SCOPE" = local ]; then
 	echo "guest-bench: done, ext4 and tmpfs only ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"
 	exit 0
 fi
-
-# What the system call number costs: x64_sys_call()'s compare tree, read
-# from the running kernel (bench/dispatch.py).  A report input, not a case:
-# its failure is a warning.  Once per kernel, not in the "local" boots.
-python3 "$REPO/bench/dispatch.py" -o "$OUTDIR/dispatch.json" ||
-	echo "guest-bench: WARNING: bench/dispatch.py failed; no dispatch counts"
 
 start_nfsd
 for vers in 3 4.2; do
