@@ -53,12 +53,20 @@ def boot_name(config):
     return config["variant"] + (f" [{a}]" if a else "")
 
 
+# The series in the order it is applied: stock, patches 1-3, all four.
+SERIES_ORDER = ("stock", "series3", "patched")
+
+
 def boots(doc):
-    """Every boot of a document, stock first, then by variant and command
-    line: the order of the report's columns."""
+    """Every boot of a document, the series' kernels in the order of the
+    series (stock, series3, patched), then the others by variant, each by
+    command line: the order of the report's columns."""
+    def key(c):
+        v = c["variant"]
+        rank = SERIES_ORDER.index(v) if v in SERIES_ORDER else len(SERIES_ORDER)
+        return (rank, v, c.get("kernel_append") or "")
     out = []
-    for c in sorted(doc["configs"], key=lambda c: (c["variant"] != "stock", c["variant"],
-                                                    c.get("kernel_append") or "")):
+    for c in sorted(doc["configs"], key=key):
         if boot_name(c) not in out:
             out.append(boot_name(c))
     return out
