@@ -201,7 +201,7 @@ bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | tac |
 	while read -r l; do
 	case $l in
 	'# '*) o=${l#\# }; o=${o%% *}
-		grep -q "^$o=" .config && echo "  $l (got $(grep "^$o=" .config))" ;;
+		if grep -q "^$o=" .config; then echo "  $l (got $(grep "^$o=" .config))"; fi ;;
 	*) grep -qxF "$l" .config || echo "  $l (got $(grep "^${l%%=*}=" .config || echo unset))" ;;
 	esac
 done)
