@@ -69,10 +69,12 @@ report: deps
 	@$(PY) analysis/report.py $(RUN)/results.json -o $(RUN)/report
 
 ## make report-reference RUN=dir   make RUN the committed reference run:
-##                            analysis/reference/ and REPORT.md's numbers
+##                            analysis/reference/, REPORT.md's numbers and
+##                            the patch messages' tables
 report-reference: deps
 	@mkdir -p analysis/reference
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
+	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--figures analysis/reference/figures
 	@for d in $(RUN)/traces/*/profiles; do \

@@ -5,12 +5,15 @@ usage: patch_numbers.py RESULTS [--fill DIR]
 
 Prints, for each @@COST_Pn@@ placeholder of the series' commit messages,
 a small table of instructions per call (ext4, stock against patched, with
-Debian's default and with init_on_alloc=0).  --fill replaces the
-placeholders in DIR/*.patch (only the message changes; kbuild.sh hashes
-the diff alone, so nothing is rebuilt).
+Debian's default and with init_on_alloc=0).  --fill writes the tables into
+DIR/*.patch: in place of the placeholder, or, in a patch already filled
+from an earlier run, in place of that run's table (patch n of the series
+carries @@COST_Pn@@'s).  Only the message changes; kbuild.sh hashes the
+diff alone, so nothing is rebuilt.
 """
 import argparse
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -59,6 +62,31 @@ def block(doc, spec):
     return "\n".join(lines)
 
 
+# A filled table: its header line through its "(run ...; ...)" line.
+FILLED = re.compile(r"^  +(?:stock|1-3) +(?:1-3|1-4) +change\n(?:.*\n)*?  \(run [^;\n]*;[^\n]*\)$",
+                    re.MULTILINE)
+SUBJECT = re.compile(r"^Subject: \[PATCH (\d+)/\d+\]", re.MULTILINE)
+
+
+def fill(text, blocks):
+    """TEXT with its placeholders, or its one filled table, made BLOCKS'."""
+    new = text
+    for k, v in blocks.items():
+        new = new.replace(k, v)
+    if new != text:
+        return new
+    m = SUBJECT.search(text)
+    key = f"@@COST_P{m.group(1)}@@" if m else None
+    if key not in blocks:
+        return text
+    # The message ends at the first "---" line; never touch the diff.
+    head, sep, rest = text.partition("\n---\n")
+    tables = FILLED.findall(head)
+    if len(tables) != 1:
+        return text
+    return head.replace(tables[0], blocks[key]) + sep + rest
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,9 +101,7 @@ def main():
     if a.fill:
         for p in sorted(pathlib.Path(a.fill).glob("*.patch")):
             text = p.read_text()
-            new = text
-            for k, v in blocks.items():
-                new = new.replace(k, v)
+            new = fill(text, blocks)
             if new != text:
                 p.write_text(new)
                 print(f"filled {p}")

@@ -619,3 +619,26 @@ def test_report_figures_are_the_scripts_figures(doc, tmp_path):
             svg = p.with_suffix(".svg").name
             assert (tmp_path / "script" / svg).read_bytes() == \
                 (tmp_path / "report" / svg).read_bytes()
+
+
+def test_patch_numbers_refill_replaces_the_old_table_only(doc):
+    import patch_numbers
+    doc["configs"].append(make_config("series3", "ext4", [make_case("stat", 7680.0),
+                                                           make_case("fstat", 1150.0)]))
+    blocks = {k: patch_numbers.block(doc, v) for k, v in patch_numbers.BLOCKS.items()}
+    old = ("                                     stock      1-3   change\n"
+           "  default:\n"
+           "    stat(path)                        1111     2222    +0.1%\n"
+           "  (run OLDRUN; patches 1-3 applied)")
+    patch = ("Subject: [PATCH 1/4] fs: add tracepoints\n\nMeasured:\n" + old +
+             "\n\nSigned-off-by: x\n---\n fs/stat.c | 1 +\n"
+             "+  (run NOTME; in the diff)\n")
+    new = patch_numbers.fill(patch, blocks)
+    assert "OLDRUN" not in new and "1111" not in new
+    assert blocks["@@COST_P1@@"] in new and "7680" in new
+    assert new.endswith("---\n fs/stat.c | 1 +\n+  (run NOTME; in the diff)\n")
+    # A placeholder is filled as before; a patch with neither is left alone.
+    assert patch_numbers.fill("Subject: [PATCH 4/4] x\n@@COST_P4@@\n---\n", blocks) == \
+        "Subject: [PATCH 4/4] x\n" + blocks["@@COST_P4@@"] + "\n---\n"
+    assert patch_numbers.fill("Subject: [PATCH 2/4] x\nnothing\n---\n", blocks) == \
+        "Subject: [PATCH 2/4] x\nnothing\n---\n"
