@@ -19,12 +19,21 @@ start_nfsd() {
 	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
 }
 
-# wait_banner FILE PID [REGEX]: wait, up to 60 s, until FILE has a line
-# matching REGEX (default: bpftrace's "Hit Ctrl-C", printed once its
-# probes are attached) or PID has exited.  Status 0 only for the banner.
+# host_seconds: the host's wall clock in whole seconds (the CMOS RTC,
+# which QEMU drives from the host's clock).  In cost mode the guest's own
+# clock jumps while the host keeps an idle guest waiting, so a guest-side
+# wait bounded by it can end long before the host has answered.
+host_seconds() {
+	cat /sys/class/rtc/rtc0/since_epoch
+}
+
+# wait_banner FILE PID [REGEX]: wait, up to 120 host seconds, until FILE
+# has a line matching REGEX (default: bpftrace's "Hit Ctrl-C", printed once
+# its probes are attached) or PID has exited.  Status 0 only for the banner.
 wait_banner() {
-	local file=$1 pid=$2 re=${3:-Hit Ctrl-C} _
-	for _ in $(seq 600); do
+	local file=$1 pid=$2 re=${3:-Hit Ctrl-C} end
+	end=$(($(host_seconds) + 120))
+	while [ "$(host_seconds)" -le "$end" ]; do
 		grep -qE "$re" "$file" 2>/dev/null && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1

@@ -5,7 +5,14 @@
 # Usage: vm/run.sh [options] -- COMMAND
 #   -v VARIANT     kernel variant (default: patched)
 #   -m MODE        cost: TCG, -icount shift=0,sleep=off, one vCPU: guest
-#                  time is an exact instruction count (default);
+#                  time is an exact instruction count (default); an idle
+#                  guest's clock jumps to its next timer, however long
+#                  the host keeps it waiting, so a guest-side timeout
+#                  means nothing here;
+#                  check: TCG, -icount shift=0,sleep=on, one vCPU: busy
+#                  time is still one ns per instruction, idle time passes
+#                  as on the host, so a guest timeout is a real one (the
+#                  behaviour suites; never numbers);
 #                  time: wall clock, KVM if a probe boot passes, else TCG
 #                  (flagged in vm.env as accel_note)
 #   -a ARGS        extra kernel command-line arguments (e.g. init_on_alloc=0)
@@ -14,6 +21,9 @@
 #                  whatever the command writes to $IO (default: a new
 #                  directory under results/vm-run/)
 #   -q             do not stream the console while the guest runs
+#   -s             attach /dev/vdb, a 1 MiB disk QEMU lets read once a
+#                  second of host time: a read of it keeps the guest
+#                  waiting on the host (tests/clock-stall.sh)
 #
 # In the guest the repository is $REPO (/mnt/repo), the run directory is
 # $IO (/mnt/io), an ext4 disk is mounted on /mnt/ext4 and a tmpfs on
@@ -23,8 +33,8 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KCACHE=${KCACHE:-$HOME/.cache/statx-study}
-VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0
-while getopts v:m:a:t:o:q opt; do
+VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0 STALL=0
+while getopts v:m:a:t:o:qs opt; do
 	case $opt in
 	v) VARIANT=$OPTARG ;;
 	m) MODE=$OPTARG ;;
@@ -32,6 +42,7 @@ while getopts v:m:a:t:o:q opt; do
 	t) TIMEOUT=$OPTARG ;;
 	o) RUN=$OPTARG ;;
 	q) QUIET=1 ;;
+	s) STALL=1 ;;
 	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
 done
@@ -45,7 +56,7 @@ fail() { printf '[vm] error: %s\n' "$*" >&2; exit 125; }
 
 KDIR=$("$ROOT/vm/kbuild.sh" --dir "$VARIANT")
 [ -f "$KDIR/bzImage" ] || fail "no kernel for '$VARIANT': run 'make kernel VARIANT=$VARIANT'"
-case $MODE in cost | time) ;; *) fail "MODE must be cost or time, not '$MODE'" ;; esac
+case $MODE in cost | check | time) ;; *) fail "MODE must be cost, check or time, not '$MODE'" ;; esac
 
 if [ -z "$RUN" ]; then
 	RUN=$ROOT/results/vm-run/$(date +%Y%m%dT%H%M%S)-$VARIANT-$$
@@ -89,6 +100,10 @@ if [ "$MODE" = cost ]; then
 	ACCEL=tcg
 	QACCEL=(-accel tcg -cpu max -smp 1 -icount "shift=0,sleep=off")
 	say "accelerator: TCG with -icount shift=0,sleep=off, 1 vCPU (cost mode: 1 guest ns = 1 instruction)"
+elif [ "$MODE" = check ]; then
+	ACCEL=tcg
+	QACCEL=(-accel tcg -cpu max -smp 1 -icount "shift=0,sleep=on")
+	say "accelerator: TCG with -icount shift=0,sleep=on, 1 vCPU (check mode: idle time passes as on the host)"
 elif why=$(kvm_works); then
 	ACCEL=kvm
 	QACCEL=(-accel kvm -cpu host -smp 1)
@@ -104,10 +119,28 @@ fi
 # --- disk and command line ---------------------------------------------
 mkdir -p "$KCACHE/disks"
 DISK=$KCACHE/disks/ext4-$$.img
+STALL_DISK=$KCACHE/disks/stall-$$.img
+# Killed or interrupted, the launcher stops its guest and removes its
+# disks: nothing is left running (tests/kill-runner.sh).
+qpid='' tpid=''
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
+	[ -z "$qpid" ] || wait "$qpid" 2>/dev/null || true
+	rm -f "$DISK" "$STALL_DISK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 rm -f "$DISK"
 truncate -s 2G "$DISK"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DISK"
-trap 'rm -f "$DISK"' EXIT
+STALL_DRIVE=()
+if [ "$STALL" = 1 ]; then
+	truncate -s 1M "$STALL_DISK"
+	STALL_DRIVE=(-drive "file=$STALL_DISK,if=virtio,format=raw,throttling.iops-total=1")
+fi
 
 KAPPEND="console=ttyS0 quiet loglevel=3 panic=-1 oops=panic"
 KAPPEND+=" root=/dev/root rootfstype=9p ro"
@@ -142,7 +175,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${QACCEL[@]}" -m 4G \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev "local,id=io,path=$RUN,security_model=none" \
 	-device virtio-9p-pci,fsdev=io,mount_tag=sxsio \
-	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe" \
+	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe" "${STALL_DRIVE[@]}" \
 	</dev/null >"$RUN/qemu.log" 2>&1 &
 qpid=$!
 if [ $QUIET = 0 ]; then
@@ -154,7 +187,9 @@ if [ $QUIET = 0 ]; then
 fi
 qrc=0
 wait $qpid || qrc=$?
+qpid=''
 [ $QUIET = 1 ] || wait "$tpid" 2>/dev/null || true
+tpid=''
 secs=$(($(date +%s) - t0))
 
 # What a crashed guest kernel prints.
