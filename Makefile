@@ -26,10 +26,12 @@ RUN ?= results/latest
 CQUICK ?= 1
 LABELS ?= ext4,tmpfs
 FUZZ ?= 100000
+N ?= 20
+STEPS ?=
 PY := /usr/bin/python3
 
 .PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference \
-	compare conformance test clean help
+	compare conformance soak test clean help
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -94,12 +96,23 @@ compare: deps bench-bin
 ## make conformance [VARIANT=v] [FUZZ=100000]   the statx conformance suite
 ##                            in a guest (TAP; fails when a test fails)
 conformance: kernel bench-bin
-	@set -o pipefail; vm/run.sh -v $(VARIANT) -t 2400 -o results/conformance-$(VARIANT) -- \
+	@set -o pipefail; vm/run.sh -m check -v $(VARIANT) -t 2400 -o results/conformance-$(VARIANT) -- \
 		'tests/guest/conformance.sh $(FUZZ)' | sed -n '/^TAP version/,/^# Totals/p'
 
-## make test                  everything CI checks
+## make soak [VARIANT="stock patched"] [N=20] [FUZZ=100000]   boot each
+##                            variant N times, run the series tests and the
+##                            conformance suite on every file system each
+##                            time; every failure with its stacks; exit 1
+##                            on any failure
+soak: bench-bin
+	@for v in $(VARIANT); do vm/kbuild.sh $$v; done
+	@tests/soak.sh -n $(N) -f $(FUZZ) $(VARIANT)
+
+## make test [STEPS="lint analysis"]   everything CI checks, or the named
+##                            steps of tests/run.sh (lint and analysis: the
+##                            fast subset, no kernel and no guest)
 test: deps
-	@tests/run.sh
+	@tests/run.sh $(STEPS)
 
 clean:
 	rm -rf build results

@@ -5,6 +5,10 @@ that stock and patched differ only where the series means them to.
 usage: conformance.py OUTPUT                      summary of one run (JSON)
        conformance.py --diff STOCK PATCHED        exit 1 on a difference
                                                   the series does not intend
+       conformance.py --series-diff STOCK PATCHED the series tests' TAP:
+                                                  exit 1 on a failure, or a
+                                                  skip the series does not
+                                                  explain
 
 OUTPUT is what tests/guest/conformance.sh printed (kselftest_harness TAP).
 Test names are conf.<fs>.<test> (global.<test> for fs-independent ones).
@@ -90,13 +94,41 @@ def diff(stock, patched):
     return bad
 
 
+def series_diff(stock, patched):
+    """The series tests on stock and patched: (table lines, bad lines).
+    Both must pass; stock may skip only what the series adds (its skip
+    reason names "stock 6.1"), patched only a file system not mounted."""
+    rows, bad = [], []
+    if not stock["tests"] or not patched["tests"]:
+        return rows, ["no TAP results"]
+    if set(stock["tests"]) != set(patched["tests"]):
+        bad.append(f"different test lists: {sorted(set(stock['tests']) ^ set(patched['tests']))}")
+    for name in sorted(patched["tests"]):
+        s, p = stock["tests"].get(name, "missing"), patched["tests"][name]
+        rows.append(f"{name:60} stock={s:5} patched={p:5}" + ("" if s == p else "   <- differs"))
+        if "fail" in (s, p):
+            bad.append(f"{name}: stock {s}, patched {p}")
+        if s == "skip" and p != "skip" and "stock 6.1" not in stock["skips"].get(name, ""):
+            bad.append(f"stock skipped {name}: {stock['skips'].get(name)}")
+        if p == "skip" and "not mounted" not in patched["skips"].get(name, ""):
+            bad.append(f"patched skipped {name}: {patched['skips'].get(name)}")
+    return rows, bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("output", nargs="+")
     ap.add_argument("--diff", action="store_true")
+    ap.add_argument("--series-diff", action="store_true")
     a = ap.parse_args()
     runs = [parse(open(p, errors="replace").read()) for p in a.output]
+    if a.series_diff:
+        if len(runs) != 2:
+            sys.exit("--series-diff takes STOCK and PATCHED")
+        rows, bad = series_diff(*runs)
+        print("\n".join(rows + [f"unintended: {b}" for b in bad]))
+        sys.exit(1 if bad else 0)
     if not a.diff:
         json.dump(runs[0], sys.stdout, indent=1)
         print()

@@ -111,8 +111,11 @@ def main():
     ap.add_argument("-o", "--output", default=None)
     a = ap.parse_args()
     doc = merge(a.rundir)
-    out = a.output or str(pathlib.Path(a.rundir) / "results.json")
-    pathlib.Path(out).write_text(json.dumps(doc, indent=1) + "\n")
+    out = pathlib.Path(a.output or pathlib.Path(a.rundir) / "results.json")
+    # Written whole or not at all: a run killed here leaves no half file.
+    tmp = out.with_name(out.name + ".partial")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.replace(out)
     print(f"merge: {len(doc['configs'])} configurations -> {out}")
 
 
