@@ -23,6 +23,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import clients  # noqa: E402
 import dirty  # noqa: E402
+import drift  # noqa: E402
 import fs_masks  # noqa: E402
 import name_length  # noqa: E402
 import nfs  # noqa: E402
@@ -614,6 +615,39 @@ def replace_sections(text, sections):
     return re.sub(r"<!-- generated:(\w+) -->\n.*?<!-- end:\1 -->", sub, text, flags=re.S)
 
 
+def sec_drift(r, reference=drift.REFERENCE):
+    """A run's own report: the cases that moved beyond their known spread
+    since the committed reference run (None for the reference itself)."""
+    reference = pathlib.Path(reference)
+    if not reference.is_file():
+        return f"No reference run to compare with ({reference} is missing).\n"
+    ref = sr.load(reference)
+    if ref.get("run_id") == r.doc.get("run_id"):
+        return None
+    try:
+        rows = drift.compare(r.doc, ref)
+    except drift.ModeMismatch as e:
+        return f"Not comparable with the reference run: {e}.\n"
+    c = drift.counts(rows)
+    out = [drift.summary_line(c, ref.get("run_id")) + ".", "",
+           "A case moved when its 95% interval of the median and the reference's, each "
+           f"widened by {drift.JITTER[r.mode]:g} (the run-to-run jitter of calls that "
+           "allocate a name), do not overlap (analysis/drift.py).", ""]
+    moved = sorted((x for x in rows if x["verdict"] == "moved"),
+                   key=lambda x: -abs(x["delta_pct"] or 0))
+    if moved:
+        out.append(md_table(
+            ["boot", "configuration", "case", "reference", "this run", "change",
+             "reference interval", "this run's interval"],
+            [[x["boot"], x["label"], f"`{x['case']}`", fmt(x["ref_median"], 1),
+              fmt(x["median"], 1), pct(x["median"], x["ref_median"]),
+              f"{fmt(x['ref_interval'][0])}–{fmt(x['ref_interval'][1])}",
+              f"{fmt(x['interval'][0])}–{fmt(x['interval'][1])}"] for x in moved]))
+    else:
+        out.append("No case moved beyond its spread.")
+    return "\n".join(out) + "\n"
+
+
 def standalone(r, figs):
     s = render_sections(r)
     parts = [f"# statx() study: run {r.doc.get('run_id', '')}", "",
@@ -625,6 +659,9 @@ def standalone(r, figs):
               "probes": "Probe overhead"}
     for name, body in s.items():
         parts += [f"## {titles[name]}", "", body]
+    d = sec_drift(r)
+    if d:
+        parts += ["## Against the reference run", "", d]
     parts += ["## Figures", ""] + [f"![{f}]({f})" for f in figs]
     return "\n".join(parts) + "\n"
 

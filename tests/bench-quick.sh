@@ -77,3 +77,15 @@ sys.exit(1 if bad else 0)
 PY
 test -s "$RUNDIR/report/REPORT.md"
 test -s "$RUNDIR/report/filesystems.png"
+# The run says how far each of its cases is from the committed reference.
+/usr/bin/python3 -c '
+import json, sys
+sys.path.insert(0, "analysis")
+import statx_results as sr
+run, d = sr.load(sys.argv[1]), json.load(open(sys.argv[2]))
+mine = {(r["boot"], r["label"], r["case"]) for r in d["cases"] if r["verdict"] != "missing"}
+want = set(sr.table(run))
+assert mine == want, f"drift.json lacks {sorted(want - mine)[:5]}"
+print("drift:", d["counts"])
+' "$RUNDIR/results.json" "$RUNDIR/drift.json"
+grep -q '^## Against the reference run' "$RUNDIR/report/REPORT.md"
