@@ -8,6 +8,9 @@ export KCACHE
 VARIANT ?= patched
 MODE ?= cost
 CMD ?= uname -r
+# The guest command reaches the guest as typed: unexpanded by make ($ and
+# quotes included), through the environment.
+export SXS_CMD := $(value CMD)
 TIMEOUT ?= 600
 APPEND ?=
 QUICK ?= 0
@@ -52,7 +55,7 @@ kernels: deps
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
 vm-run: kernel bench-bin
-	@vm/run.sh -v $(VARIANT) -m $(MODE) -t $(TIMEOUT) $(if $(APPEND),-a "$(APPEND)") -- '$(CMD)'
+	@vm/run.sh -v $(VARIANT) -m $(MODE) -t $(TIMEOUT) $(if $(APPEND),-a "$(APPEND)") -- "$$SXS_CMD"
 
 bench-bin: deps
 	@$(MAKE) -s -C bench

@@ -43,8 +43,17 @@ def validate(doc):
 
 
 def load(path):
-    with open(path) as f:
-        return validate(json.load(f))
+    """The results document at PATH, checked; a missing or broken file
+    ends the program with one line that names it."""
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise SystemExit(f"{p}: no such results file (a run of 'make bench' "
+                         "writes results/<run-id>/results.json)")
+    try:
+        with open(p) as f:
+            return validate(json.load(f))
+    except (json.JSONDecodeError, SchemaError) as e:
+        raise SystemExit(f"{p}: not a results file of this study: {e}")
 
 
 def boot_name(config):

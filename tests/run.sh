@@ -62,6 +62,8 @@ kernels() {
 	check "kernel: make kernel with nothing to do rebuilds nothing" tests/kernel-noop.sh
 	check "tests/guest builds against the tree's kselftest_harness.h" \
 		make -s -B -C tests/guest KSELFTEST="$(tests/kselftest-dir.sh)"
+	check "make: a bad argument to any target is one clear line and a failure, no traceback" \
+		tests/bad-args.sh
 }
 
 boot() {
