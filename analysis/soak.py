@@ -117,7 +117,7 @@ def main():
     if not variants:
         sys.exit(f"soak.py: {a.dir}: no VARIANT/BOOT directories")
 
-    summary, failures, slow = {}, [], {}
+    summary, failures, slow, all_timings = {}, [], {}, []
     for v, boots in variants.items():
         s = summary[v] = {"boots": len(boots), "boots_failed": 0, "tests": 0,
                           "tests_failed": 0, "skipped": 0}
@@ -130,7 +130,9 @@ def main():
             if r["failed"]:
                 s["boots_failed"] += 1
                 failures.append((v, b, bdir, r))
-            for test, row in timings(bdir).items():
+            t = timings(bdir)
+            all_timings.append([dict(r, test=k) for k, r in t.items()])
+            for test, row in t.items():
                 cur = slow.get(test)
                 if cur is None or row["guest_s"] > cur["guest_s"]:
                     slow[test] = dict(row, variant=v, boot=int(b))
@@ -140,6 +142,16 @@ def main():
         print(f"{v:10} {s['boots']:5} {s['boots_failed']:6} {s['tests']:7} "
               f"{s['tests_failed']:6} {s['skipped']:7}")
     print()
+    rows = [r for b in all_timings for r in b]
+    if rows:
+        # The RTC counts whole host seconds: a test's guest idle time beyond
+        # its host seconds plus one is time the guest clock ran ahead.
+        ahead = max(rows, key=lambda r: r["idle_s"] - r["host_s"])
+        bands = ", ".join(f"{sum(r['guest_s'] >= t for r in rows)} ran {t} s or more"
+                          for t in (5, 10, 20, 30))
+        print(f"{len(rows)} test runs: {bands} of guest time")
+        print(f"guest clock ahead of the host's: at most {max(0.0, ahead['idle_s'] - ahead['host_s'] - 1):.2f} s "
+              f"in one test ({ahead['test']}: idle {ahead['idle_s']:.2f} s, host {ahead['host_s']:.0f} s)")
     print("slowest tests (the longest of all boots; guest seconds, of them idle,"
           " and host seconds by the RTC):")
     for test, row in sorted(slow.items(), key=lambda kv: -kv[1]["guest_s"])[:8]:
@@ -168,6 +180,7 @@ def main():
 
     with open(a.json or os.path.join(a.dir, "soak.json"), "w") as f:
         json.dump({"summary": summary, "slowest": slow,
+                   "test_runs": sum(len(b) for b in all_timings),
                    "failures": [{"variant": v, "boot": int(b), "status": r["status"],
                                  "problems": r["problems"],
                                  "tests": [fl["test"] for fl in r["failures"]]}
