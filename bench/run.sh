@@ -47,10 +47,7 @@ if [ "$MODE" = time ]; then
 	fi
 	JOBS=1
 elif [ -z "$JOBS" ]; then
-	mem=$(awk '/^MemAvailable:/ { print int($2 / 5242880) }' /proc/meminfo)
-	JOBS=$(nproc)
-	[ "$mem" -lt "$JOBS" ] && JOBS=$mem
-	[ "$JOBS" -ge 1 ] || JOBS=1
+	JOBS=$("$ROOT/vm/jobs.sh")
 fi
 case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: -j wants a positive number" >&2; exit 2 ;; esac
 

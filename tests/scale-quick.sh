@@ -42,12 +42,15 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 # The merged results and the report take it (merge.py needs a guest run:
-# borrow the bench step's, if it ran, else skip this part).
-if [ -d "$ROOT/results/test/quick/guest" ]; then
-	cp -r "$ROOT/results/test/quick/guest" "$RUNDIR/"
-	/usr/bin/python3 "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
-	/usr/bin/python3 "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
-	grep -q '^### patched' "$RUNDIR/report/REPORT.md"
-	test -s "$RUNDIR/report/scale/depth.png"
-	echo "merged and reported: $RUNDIR/report/REPORT.md"
+# the bench step's quick run, which tests/run.sh makes just before this).
+if [ ! -d "$ROOT/results/test/quick/guest" ]; then
+	echo "FAIL: no quick bench run to merge the scaling study into" \
+		"(tests/bench-quick.sh writes results/test/quick/)"
+	exit 1
 fi
+cp -r "$ROOT/results/test/quick/guest" "$RUNDIR/"
+/usr/bin/python3 "$ROOT/analysis/merge.py" "$RUNDIR" -o "$RUNDIR/results.json"
+/usr/bin/python3 "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
+grep -q '^### patched' "$RUNDIR/report/REPORT.md"
+test -s "$RUNDIR/report/scale/depth.png"
+echo "merged and reported: $RUNDIR/report/REPORT.md"

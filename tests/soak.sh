@@ -41,10 +41,7 @@ for v in "$@"; do
 		{ echo "soak.sh: no kernel for '$v': run 'make kernel VARIANT=$v'" >&2; exit 2; }
 done
 if [ -z "$JOBS" ]; then
-	mem=$(awk '/^MemAvailable:/ { print int($2 / 5242880) }' /proc/meminfo)
-	JOBS=$(nproc)
-	[ "$mem" -lt "$JOBS" ] && JOBS=$mem
-	[ "$JOBS" -ge 1 ] || JOBS=1
+	JOBS=$("$ROOT/vm/jobs.sh")
 fi
 DIR=${DIR:-$ROOT/results/soak/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$DIR"
