@@ -72,8 +72,8 @@ boot() {
 		vm "boot $v: uname -r names the variant" "uname-$v" "$v" "uname -r | grep -- '-$v\$'"
 	done
 	check "boot: a failing guest command fails with its status" tests/boot-status.sh
-	check "boot: a hung guest is killed by the timeout, with a message" tests/boot-hang.sh
-	check "boot: a guest panic is an error, with the console's tail" tests/boot-panic.sh
+	check "boot: a hung guest is killed by the timeout, with a message" tests/boot-fail.sh hang
+	check "boot: a guest panic is an error, with the console's tail" tests/boot-fail.sh panic
 	check "boot: cost mode gives the same instruction counts in two boots" tests/boot-determinism.sh
 	check "boot: vm/run.sh and bench/run.sh killed mid-run leave no QEMU, no disk, no results.json" \
 		tests/kill-runner.sh "$LOG/kill-runner"
