@@ -29,7 +29,7 @@ FIO_FILES=1000
 release=$(uname -r)
 case $release in
 *-"$VARIANT") ;;
-*) echo "guest-scale: refusing: kernel $release is not variant $VARIANT" >&2; exit 2 ;;
+*) echo "guest-scale: refusing: kernel $release is not variant $VARIANT" >&2; exit 4 ;; # EXIT_REFUSE_KERNEL
 esac
 [ -x "$BIN" ] || { echo "guest-scale: no $BIN: run 'make -C bench'" >&2; exit 2; }
 command -v fio >/dev/null || { echo "guest-scale: no fio in the guest" >&2; exit 2; }

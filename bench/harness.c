@@ -164,9 +164,9 @@ static void check_setup(const struct options *o)
 		if (!want)
 			die("unknown --fs %s (ext4, tmpfs, nfs)", o->fs);
 		if (statfs(o->dir, &sf))
-			die("refusing: cannot statfs %s: %s", o->dir, strerror(errno));
+			refuse(EXIT_REFUSE_FS, "cannot statfs %s: %s", o->dir, strerror(errno));
 		if (sf.f_type != want)
-			die("refusing: %s is not on %s (f_type 0x%lx): is it mounted?",
+			refuse(EXIT_REFUSE_FS, "%s is not on %s (f_type 0x%lx): is it mounted?",
 			    o->dir, o->fs, (long)sf.f_type);
 	}
 	if (o->variant) {
@@ -175,14 +175,16 @@ static void check_setup(const struct options *o)
 		vl = strlen(o->variant);
 		if (rl <= vl || strcmp(u.release + rl - vl, o->variant) ||
 		    u.release[rl - vl - 1] != '-')
-			die("refusing: kernel %s is not variant %s", u.release, o->variant);
+			refuse(EXIT_REFUSE_KERNEL, "kernel %s is not variant %s", u.release, o->variant);
 	}
 	if (!strcmp(o->mode, "time") && cmdline_arg("sxs.accel", accel, sizeof(accel)) &&
 	    !strcmp(accel, "tcg") && !o->allow_tcg_time)
-		die("refusing: time mode under TCG measures the emulator (pass --allow-tcg-time to record it, flagged)");
+		refuse(EXIT_REFUSE_TCG_TIME,
+		       "time mode under TCG measures the emulator (pass --allow-tcg-time to record it, flagged)");
 	if (!strcmp(o->mode, "cost") &&
 	    (!cmdline_arg("sxs.mode", accel, sizeof(accel)) || strcmp(accel, "cost")))
-		die("refusing: cost mode needs a guest booted with -icount (sxs.mode=cost)");
+		refuse(EXIT_REFUSE_NO_ICOUNT,
+		       "cost mode needs a guest booted with -icount (sxs.mode=cost)");
 }
 
 /* Does @name match one of the comma-separated glob patterns in @list? */

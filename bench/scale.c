@@ -240,7 +240,7 @@ static void drop_caches(void)
 	sync();
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 	if (fd < 0 || write(fd, "3\n", 2) != 2)
-		die("refusing: cannot drop caches (root needed): %s", strerror(errno));
+		refuse(EXIT_REFUSE_NO_ROOT, "cannot drop caches (root needed): %s", strerror(errno));
 	close(fd);
 }
 
@@ -304,9 +304,9 @@ static void check_fs(void)
 	else
 		die("unknown --fs %s (ext4, tmpfs, nfs...)", opt.fs);
 	if (statfs(opt.dir, &sf))
-		die("refusing: cannot statfs %s: %s", opt.dir, strerror(errno));
+		refuse(EXIT_REFUSE_FS, "cannot statfs %s: %s", opt.dir, strerror(errno));
 	if (sf.f_type != want)
-		die("refusing: %s is not on %s (f_type 0x%lx): is it mounted?",
+		refuse(EXIT_REFUSE_FS, "%s is not on %s (f_type 0x%lx): is it mounted?",
 		    opt.dir, opt.fs, (long)sf.f_type);
 	if (opt.nfs_mount && strncmp(opt.fs, "nfs", 3))
 		die("--nfs-mount with a --fs that is not NFS");

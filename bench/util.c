@@ -10,16 +10,29 @@
 
 #include "util.h"
 
+static void __attribute__((noreturn))
+vexit_msg(int status, const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", program_invocation_short_name, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
+	vexit_msg(EXIT_ERROR, "", fmt, ap);
+}
+
+void refuse(enum bench_exit status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vexit_msg(status, "refusing: ", fmt, ap);
 }
 
 int cmp_double(const void *a, const void *b)

@@ -10,8 +10,27 @@
 #include <stdio.h>
 #include <time.h>
 
-/* "PROGRAM: message" on stderr, exit status 2. */
+/*
+ * Exit statuses of the benchmark programs, written down here only
+ * (bench/SCHEMA.md quotes them).  A refusal names the setup that would
+ * have made the numbers lie; bench/run.sh and the tests read the status,
+ * never the message.
+ */
+enum bench_exit {
+	EXIT_ERROR = 2,			/* bad usage, or an operation failed */
+	EXIT_REFUSE_FS = 3,		/* DIR missing, or not on the --fs asked */
+	EXIT_REFUSE_KERNEL = 4,		/* the kernel is not the --variant asked */
+	EXIT_REFUSE_TCG_TIME = 5,	/* time mode under TCG, not allowed */
+	EXIT_REFUSE_NO_ICOUNT = 6,	/* cost mode outside an -icount guest */
+	EXIT_REFUSE_NO_ROOT = 7,	/* cold caches need root (drop_caches) */
+};
+
+/* "PROGRAM: message" on stderr, exit status EXIT_ERROR. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* "PROGRAM: refusing: message" on stderr, exit status @status. */
+void refuse(enum bench_exit status, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
 
 /*
  * CLOCK_MONOTONIC in ns: instructions in a cost-mode guest.  Inline: the
