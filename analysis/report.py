@@ -42,11 +42,6 @@ MAIN_CASES = [
     "statx.opath.empty", "glibc.stat", "glibc.lstat", "glibc.fstat",
 ]
 IOA0 = sr.IOA0
-MASK_NAMES = {"0x1": "TYPE", "0x2": "MODE", "0x4": "NLINK", "0x8": "UID", "0x10": "GID",
-              "0x20": "ATIME", "0x40": "MTIME", "0x80": "CTIME", "0x100": "INO",
-              "0x200": "SIZE", "0x400": "BLOCKS", "0x800": "BTIME", "0x1000": "MNT_ID",
-              "0x2000": "DIOALIGN", "0x0": "none", "0x7ff": "BASIC_STATS",
-              "0xfff": "ALL"}
 
 
 class Report:
@@ -350,7 +345,7 @@ def sec_conformance(r):
         out += [f"stx_mask returned for each requested mask ({variants[-1]}; a regular "
                 "file just created, so NFS's attribute cache is fresh):", "",
                 md_table(["asked"] + list(masks),
-                         [[f"{MASK_NAMES.get(a, '')} `{a}`"] +
+                         [[f"{sr.mask_name(int(a, 16)) or 'none'} `{a}`"] +
                           [f"`{masks[fs].get(a, '-')}`" for fs in masks]
                           for a in asked]), ""]
     return "\n".join(out)
@@ -395,8 +390,10 @@ def sec_clients(r):
             out += [f"{variant}, {cfg} ({what}): a directory of {c['files']} files, "
                     "a subdirectory and a symlink; each client run once before, to warm "
                     "caches and translation:", ""]
-            rows = []
+            rows, seen = [], set()
             for run in c["runs"]:
+                seen |= {x["mask"] for x in run["calls"] if x["syscall"] == "statx"}
+                seen |= {x["mask"] for x in run["getattr"] if x["fs"] == fs}
                 calls = "; ".join(
                     f"{x['syscall']}" + (f" `{x['mask']:#x}`" if x["syscall"] == "statx" else "") +
                     f" {clients.flag_names(x['flags'])} ×{x['count']}"
@@ -411,6 +408,9 @@ def sec_clients(r):
                               f"getattr on {fs} (mask, flags ×n)",
                               "CPU (M instr.)" if r.mode == "cost" else "CPU (ms)",
                               "NFS RPCs"], rows), ""]
+            if seen:
+                out += ["Masks: " + "; ".join(f"`{m:#x}` {sr.mask_name(m) or 'none'}"
+                                              for m in sorted(seen)) + ".", ""]
     return "\n".join(out)
 
 

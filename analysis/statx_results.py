@@ -56,6 +56,29 @@ def load(path):
         raise SystemExit(f"{p}: not a results file of this study: {e}")
 
 
+# STATX_* bits as 6.1's uapi defines them; BASIC_STATS first, so that a
+# mask holding all of it reads as one name.  The harness writes the same
+# names into each case's mask_name (statx_mask_name() in bench/cases.c;
+# tests/analysis checks that the two agree on every case).
+STATX_NAMES = ((0x7ff, "BASIC_STATS"), (0x1, "TYPE"), (0x2, "MODE"), (0x4, "NLINK"),
+               (0x8, "UID"), (0x10, "GID"), (0x20, "ATIME"), (0x40, "MTIME"),
+               (0x80, "CTIME"), (0x100, "INO"), (0x200, "SIZE"), (0x400, "BLOCKS"),
+               (0x800, "BTIME"), (0x1000, "MNT_ID"), (0x2000, "DIOALIGN"))
+
+
+def mask_name(mask):
+    """A statx mask as names: 0x7ff is BASIC_STATS, 0xfff
+    BASIC_STATS|BTIME, bits no name covers in hex, 0 as ''."""
+    names, left = [], mask
+    for bit, name in STATX_NAMES:
+        if left & bit == bit:
+            names.append(name)
+            left &= ~bit
+    if left:
+        names.append(f"{left:#x}")
+    return "|".join(names)
+
+
 def boot_name(config):
     """variant, plus the kernel command-line knobs it was booted with."""
     a = config.get("kernel_append") or ""

@@ -234,3 +234,16 @@ def test_hangwatch_passes_tap_through_and_prints_the_stacks_of_a_timeout(hangwat
 def test_hangwatch_refuses_a_missing_command(hangwatch, tmp_path):
     r = subprocess.run([str(hangwatch), "-n", "-o", str(tmp_path / "hw")], capture_output=True, text=True)
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+# --- mask names: one decoder per language, and they agree ----------------------
+
+def test_mask_name_agrees_with_the_harness_on_every_reference_case():
+    import statx_results as sr
+    doc = sr.load(ROOT / "analysis/reference/summary.json")
+    pairs = {(c["mask"], c["mask_name"]) for cfg in doc["configs"] for c in cfg["cases"]}
+    assert len(pairs) > 5
+    for mask, name in pairs:
+        assert sr.mask_name(mask) == name, (hex(mask), name)
+    assert sr.mask_name(0xfff) == "BASIC_STATS|BTIME"
+    assert sr.mask_name(0x8000_0000 | 0x1) == "TYPE|0x80000000"
