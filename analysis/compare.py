@@ -6,7 +6,8 @@ usage: compare.py RESULTS --base VARIANT --new VARIANT [--threshold PCT]
 
 Prints a table (configuration, case, base, new, delta, verdict) and exits
 1 when any case regresses.  Cost mode: counts are exact, a delta above
---threshold percent (default 0.5) is a regression.  Time mode: a case
+--threshold percent (default: analysis/targets.py's GATE_THRESHOLD) is a
+regression.  Time mode: a case
 regresses when a Mann-Whitney U test on the two sets of samples rejects
 "same distribution" at --alpha (default 0.01) and the medians' delta is
 above the threshold.  Calibration and floor cases measure user space and
@@ -19,6 +20,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+import targets as tg  # noqa: E402
 
 
 def compare(doc, base, new, threshold, labels=None, alpha=0.01):
@@ -51,7 +53,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--base", required=True)
     ap.add_argument("--new", required=True)
-    ap.add_argument("--threshold", type=float, default=0.5)
+    ap.add_argument("--threshold", type=float, default=tg.GATE_THRESHOLD * 100)
     ap.add_argument("--alpha", type=float, default=0.01)
     ap.add_argument("--labels", default="")
     ap.add_argument("-o", "--output")

@@ -31,6 +31,7 @@ import probes  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
 import statx_results as sr  # noqa: E402
+import targets as tg  # noqa: E402
 
 MAIN_CASES = [
     "stat", "lstat", "fstat", "fstatat.empty", "fstatat.null",
@@ -197,11 +198,13 @@ def sec_series(r):
             if a and b:
                 checks.append(f"patches 1-3 ({p3}), events compiled in and disabled: "
                               f"`{name}` {b - a:+,.0f} "
-                              f"({pct(b, a)}; target ≤ +0.5%: {met((b - a) / a <= 0.005)})")
+                              f"({pct(b, a)}; target ≤ +{tg.pct(tg.EVENTS_OFF_OVERHEAD)}: "
+                              f"{met((b - a) / a <= tg.EVENTS_OFF_OVERHEAD)})")
         if fst and r.v(p, "ext4", "fstatat.empty"):
             e = r.v(p, "ext4", "fstatat.empty")
             checks.append(f"{p3} `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
-                          f"from raw `fstat` (target within 2%: {met(abs(e - fst) / fst <= 0.02)})")
+                          f"from raw `fstat` (target within {tg.pct(tg.FD_PATH_WITHIN)}: "
+                          f"{met(abs(e - fst) / fst <= tg.FD_PATH_WITHIN)})")
         if fst and copy is not None:
             for name in ("statx.fd.null", "statx.fd.empty"):
                 x = r.v(p, "ext4", name)
@@ -209,7 +212,8 @@ def sec_series(r):
                     want = fst + copy
                     checks.append(f"{p3} `{name}` is {pct(x, want)} from raw `fstat` "
                                   f"plus the copy-out difference {copy:,.0f} "
-                                  f"(target within 2%: {met(abs(x - want) / want <= 0.02)})")
+                                  f"(target within {tg.pct(tg.FD_PATH_WITHIN)}: "
+                                  f"{met(abs(x - want) / want <= tg.FD_PATH_WITHIN)})")
         out += ["- " + c for c in checks] + [""]
     out += dispatch_lines(r, p3)
     return "\n".join(out).rstrip()
@@ -246,7 +250,8 @@ def dispatch_lines(r, variant):
     if fst and e:
         ea = e - (cost["newfstatat"] - cost["newfstat"])
         rows.append(f"`fstatat.empty` {fmt(ea)}: {pct(ea, fst)} from raw `fstat` "
-                    f"({'within' if abs(ea - fst) / fst <= 0.02 else 'not within'} 2%)")
+                    f"({'within' if abs(ea - fst) / fst <= tg.FD_PATH_WITHIN else 'not within'} "
+                    f"{tg.pct(tg.FD_PATH_WITHIN)})")
     if fst and sx and st:
         want = fst + (sx - st) - (cost["statx"] - cost["newfstatat"])
         for name in ("statx.fd.null", "statx.fd.empty"):
@@ -255,7 +260,8 @@ def dispatch_lines(r, variant):
                 xa = x - (cost["statx"] - cost["newfstat"])
                 rows.append(f"`{name}` {fmt(xa)}: {pct(xa, want)} from `fstat` plus the "
                             f"copy-out difference ({fmt(want)}; "
-                            f"{'within' if abs(xa - want) / want <= 0.02 else 'not within'} 2%)")
+                            f"{'within' if abs(xa - want) / want <= tg.FD_PATH_WITHIN else 'not within'} "
+                            f"{tg.pct(tg.FD_PATH_WITHIN)})")
     if rows:
         out += ["", f"The same targets with each call's dispatch taken out (what fs/stat.c "
                 f"adds, not the literal targets above), {variant}, ext4, Debian default:", ""]
@@ -541,16 +547,16 @@ def sec_filename(r):
                 row.append(pct(vals[-1], vals[-2]))
             row.append(pct(vals[-1], vals[0]))
             rows.append(row)
-            if (vals[-1] - vals[0]) / vals[0] > 0.005:
+            if (vals[-1] - vals[0]) / vals[0] > tg.NO_CASE_SLOWER:
                 slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
         head = ["case"] + cols + (["patch 4 alone"] if have3 else []) + ["series vs stock"]
         out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
         a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
         checks = [f"`stat` by path costs {b / a * 100:.1f}% of stock "
-                  f"(target ≤ 55% on Debian's default: "
-                  f"{'met' if b / a <= 0.55 else '**not met**'})" if not suffix else
+                  f"(target ≤ {tg.pct(tg.STAT_BY_PATH_AT_MOST)} on Debian's default: "
+                  f"{'met' if b / a <= tg.STAT_BY_PATH_AT_MOST else '**not met**'})" if not suffix else
                   f"`stat` by path costs {b / a * 100:.1f}% of stock with {IOA0} (no target)"]
-        checks.append("cases more than 0.5% slower than stock: " +
+        checks.append(f"cases more than {tg.pct(tg.NO_CASE_SLOWER)} slower than stock: " +
                       (", ".join(slower) + " (target none: **not met**)" if slower
                        else "none (target none: met)"))
         out += ["- " + c for c in checks] + [""]

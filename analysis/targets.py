@@ -1,0 +1,22 @@
+"""The targets the report checks the series against, and the regression
+gate's threshold: each written once, here.  Fractions of the baseline."""
+
+# Patch 1: the stat:* events compiled in and disabled cost at most this
+# much on a call (patches 1-3 against stock).
+EVENTS_OFF_OVERHEAD = 0.005
+# Patches 2-3: a call by descriptor within this much of raw fstat (plus
+# the copy-out difference for statx).
+FD_PATH_WITHIN = 0.02
+# Patch 4: stat() by path costs at most this fraction of stock's.
+STAT_BY_PATH_AT_MOST = 0.55
+# Patch 4: no case slower than stock by more than this.
+NO_CASE_SLOWER = 0.005
+# make compare (bench/compare.sh, analysis/compare.py): a case slower than
+# the base by more than this is a regression.
+GATE_THRESHOLD = 0.005
+
+
+def pct(fraction):
+    """0.005 as '0.5%'."""
+    return f"{fraction * 100:g}%"
+
