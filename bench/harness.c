@@ -121,27 +121,6 @@ static int ci_met(const struct bench_result *r, double target)
 	return fabs(m) > 0 && (hi - lo) / 2 <= target * fabs(m);
 }
 
-/* A word of the kernel command line (sxs.accel=tcg, init_on_alloc=0). */
-static const char *cmdline_arg(const char *key, char *buf, size_t len)
-{
-	char line[4096], *w, *save = NULL;
-	size_t klen = strlen(key);
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (!f)
-		return NULL;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	for (w = strtok_r(line, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
-		if (!strncmp(w, key, klen) && w[klen] == '=') {
-			snprintf(buf, len, "%s", w + klen + 1);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 static void check_setup(const struct options *o)
 {
 	static const struct { const char *name; long magic; } fss[] = {

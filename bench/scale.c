@@ -337,15 +337,8 @@ static void mount_of(const char *path, char *out, size_t len)
 /* sxs.mode= on the kernel command line: cost means instructions. */
 static void read_mode(char *buf, size_t len)
 {
-	char line[4096], *p;
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f) && (p = strstr(line, "sxs.mode=")))
-		sscanf(p + 9, "%31[a-z]", buf);
-	fclose(f);
+	if (!cmdline_arg("sxs.mode", buf, len))
+		snprintf(buf, len, "unknown");
 }
 
 /* ---- depth ---------------------------------------------------------- */

@@ -100,3 +100,23 @@ void read_mountstats(const char *mnt, const char *const *names, unsigned int n,
 	}
 	fclose(f);
 }
+
+const char *cmdline_arg(const char *key, char *buf, size_t len)
+{
+	char line[4096], *w, *save = NULL;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	for (w = strtok_r(line, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(w, key, klen) && w[klen] == '=') {
+			snprintf(buf, len, "%s", w + klen + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}

@@ -59,4 +59,10 @@ void json_str(FILE *f, const char *s);
 void read_mountstats(const char *mnt, const char *const *names, unsigned int n,
 		     uint64_t *ops, uint64_t *write_bytes);
 
+/*
+ * The value of KEY=VALUE on the kernel command line (sxs.mode=cost,
+ * init_on_alloc=0) into @buf, or NULL when the word is not there.
+ */
+const char *cmdline_arg(const char *key, char *buf, size_t len);
+
 #endif
