@@ -1,0 +1,121 @@
+"""tests/checks.py, the shell tests' checks: each passes on good data and
+fails on each kind of bad data (fixtures made here, not measured)."""
+import copy
+import pathlib
+import sys
+
+import pytest
+
+from conftest import make_case, make_config
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import checks  # noqa: E402
+import drift  # noqa: E402
+
+
+def test_determinism():
+    a = {"cases": [{"name": "calib.loop_2000", "median": 2001.0},
+                   {"name": "getppid", "median": 332.0}, {"name": "null", "median": 0.0}]}
+    assert checks.determinism(a, copy.deepcopy(a))[1] == []
+    for name, value, why in (("getppid", 335.0, "differ"), ("null", 5.0, "overhead"),
+                             ("calib.loop_2000", 1990.0, "not 2000")):
+        b = copy.deepcopy(a)
+        for c in b["cases"] + (a["cases"] if name == "calib.loop_2000" else []):
+            if c["name"] == name:
+                c["median"] = value
+        bad = checks.determinism(a, b)[1]
+        assert bad and any(why in x for x in bad), (name, bad)
+    assert checks.determinism(a, {"cases": []})[1]
+
+
+def timemode_doc(n, met):
+    return {"ci_target": 0.5, "cases": [
+        {"name": name, "samples": [1.0] * n, "median": 1.0, "ci95": [0.9, 1.1], "ci_met": met}
+        for name in ("null", "getppid", "stat", "fstat")]}
+
+
+def test_timemode():
+    assert checks.timemode(timemode_doc(31, True), timemode_doc(40, False))[1] == []
+    assert checks.timemode(timemode_doc(30, True), timemode_doc(40, False))[1]
+    assert checks.timemode(timemode_doc(31, True), timemode_doc(40, True))[1]
+    off = timemode_doc(31, True)
+    off["cases"][1]["ci95"] = [2.0, 3.0]
+    assert any("misses the median" in b for b in checks.timemode(off, timemode_doc(40, False))[1])
+    warned = timemode_doc(31, True)
+    warned["warning"] = "TCG"
+    assert checks.timemode(warned, timemode_doc(40, False))[1]
+
+
+def quick_doc():
+    configs = []
+    for v in ("stock", "patched"):
+        configs.append(make_config(v, "floor", [
+            make_case("null", 0.0), make_case("nosys.134", 257.0, ret=-1, errno="ENOSYS"),
+            make_case("nosys.174", 255.0, ret=-1, errno="ENOSYS")]))
+        empty = 6400.0 if v == "stock" else 1180.0
+        null_fails = v == "stock"
+        configs.append(make_config(v, "ext4", [
+            make_case("fstatat.empty", empty), make_case("statx.fd.empty", empty + 140),
+            make_case("statx.fd.null", 7000.0 if null_fails else 1300.0,
+                      ret=-1 if null_fails else 0, errno="EFAULT" if null_fails else "")]))
+        configs.append(make_config(v, "tmpfs", [make_case("stat", 3900.0)]))
+        for label in ("nfs3", "nfs3.actimeo0", "nfs4", "nfs4.actimeo0"):
+            configs.append(make_config(v, label, [make_case("stat", 90000.0, getattr_=1.0)]))
+    per = {"5": {"instructions": 19, "handler": "a"}, "262": {"instructions": 26, "handler": "b"},
+           "134": {"instructions": 20, "handler": "ni"}, "174": {"instructions": 18, "handler": "ni"}}
+    return {"schema": 1, "run_id": "quick", "mode": "cost", "configs": configs,
+            "dispatch": {"stock": {"per_nr": per}, "patched": {"per_nr": copy.deepcopy(per)}}}
+
+
+def test_quick():
+    doc = quick_doc()
+    d = {"cases": drift.compare(doc, doc), "counts": {}}
+    out, bad = checks.quick(doc, d)
+    assert bad == [], bad
+    assert any("GETATTR per stat()" in x for x in out)
+
+
+@pytest.mark.parametrize("breakage, why", [
+    (lambda doc, d: doc["configs"].pop(3), "missing"),
+    (lambda doc, d: doc["configs"][8]["cases"][0].update(median=9000.0), "not below stock"),
+    (lambda doc, d: doc["configs"][0]["cases"][0].update(median=4.0), "null case"),
+    (lambda doc, d: doc["configs"][4]["cases"][0].pop("nfs_ops_per_call"), "no NFS op counts"),
+    (lambda doc, d: doc["configs"][9]["cases"][0].update(ret=-1, errno="EIO"), "ret -1"),
+    (lambda doc, d: doc["dispatch"]["patched"]["per_nr"]["134"].update(instructions=30),
+     "dispatch count"),
+    (lambda doc, d: d["cases"].pop(), "does not place"),
+])
+def test_quick_catches(breakage, why):
+    doc = quick_doc()
+    d = {"cases": drift.compare(doc, doc), "counts": {}}
+    breakage(doc, d)
+    bad = checks.quick(doc, d)[1]
+    assert any(why in b for b in bad), bad
+
+
+def scale_run(flat=None, sizes=(10, 100, 1000), fio=True):
+    ways = ("a", "b")
+    r = {"scale": {}, "fio": {}}
+    for fs in ("ext4", "tmpfs", "nfs3"):
+        pts = [{"median": 100.0 + (0 if fs == flat else i)} for i in range(16)]
+        r["scale"][fs] = {"depth": {"series": {"stat": {"points": pts}}},
+                          "files": [{"n": n, "ls": {w: {"hot": {"cpu_median": 5.0}} for w in ways}}
+                                    for n in sizes]}
+    if fio:
+        r["fio"] = {(fs, t): {} for fs in ("ext4", "tmpfs") for t in ("stat", "statx")}
+    return r, ways, ("stat", "statx")
+
+
+def test_scale():
+    assert checks.scale(*scale_run())[1] == []
+    assert any("depth 16" in b for b in checks.scale(*scale_run(flat="tmpfs"))[1])
+    assert any("directory sizes" in b for b in checks.scale(*scale_run(sizes=(10, 100)))[1])
+    assert any("no fio" in b for b in checks.scale(*scale_run(fio=False))[1])
+    r, ways, types = scale_run()
+    del r["scale"]["nfs3"]
+    assert checks.scale(r, ways, types)[1] == ["no scale-nfs3.json"]
+
+
+def test_cli_refuses_unknown_checks():
+    with pytest.raises(SystemExit):
+        checks.main(["checks.py", "nonsense"])

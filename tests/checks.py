@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""The checks the shell tests make on what their runs wrote, one function
+each (tests/analysis/test_checks.py gives each passing and failing data).
+
+usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
+       checks.py timemode LOOSE.json TIGHT.json      (tests/bench-timemode.sh)
+       checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
+       checks.py scale SCALEDIR                      (tests/scale-quick.sh)
+
+Each prints what it found, then a "FAIL: ..." line per problem, and exits
+1 when there is one.
+"""
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "analysis"))
+import statx_results as sr  # noqa: E402
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def determinism(a, b):
+    """Two boots' harness files: the calibration cases and getppid agree
+    within 0.1% (a stray interrupt in a median), the empty body is zero,
+    and the plain 2000-instruction loop counts as one."""
+    out, bad = [], []
+    ma = {c["name"]: c["median"] for c in a["cases"]}
+    mb = {c["name"]: c["median"] for c in b["cases"]}
+    if set(ma) != set(mb) or not ma:
+        return out, [f"the boots ran different cases: {sorted(set(ma) ^ set(mb))}"]
+    for name in sorted(ma):
+        x, y = ma[name], mb[name]
+        rel = abs(x - y) / max(abs(x), 1.0)
+        out.append(f"{name:24} boot1 {x:10.1f} boot2 {y:10.1f} diff {rel * 100:.4f}%")
+        if name == "null" and (abs(x) > 1 or abs(y) > 1):
+            bad.append(f"null costs {x}, {y}: the overhead is not subtracted exactly")
+        elif name != "null" and rel > 0.001:
+            bad.append(f"{name}: {x} and {y} differ by {rel * 100:.3f}%")
+    loop = ma.get("calib.loop_2000")
+    if loop is None:
+        bad.append("no calib.loop_2000 case")
+    else:
+        out.append(f"calib.loop_2000 = {loop:.1f} (2000 instructions plus call and return)")
+        if not 2000 <= loop <= 2020:
+            bad.append(f"calib.loop_2000 counts {loop}, not 2000 to 2020")
+    return out, bad
+
+
+def timemode(loose, tight):
+    """Time mode's stopping rule: a loose target stops at the first check
+    (31 samples, every interval met), an impossible one at the limit (40,
+    none met); each interval brackets its median; the empty body's
+    interval is recorded but does not count."""
+    bad = []
+    for name, doc, want_n, want_met in (("loose", loose, 31, True), ("tight", tight, 40, False)):
+        names = sorted(c["name"] for c in doc["cases"])
+        if names != sorted("null,getppid,stat,fstat".split(",")):
+            bad.append(f"{name}: cases {names}")
+        if "ci_target" not in doc:
+            bad.append(f"{name}: no ci_target")
+        if "warning" in doc:
+            bad.append(f"{name}: a TCG warning outside a TCG guest")
+        for c in doc["cases"]:
+            lo, hi = c["ci95"]
+            if len(c["samples"]) != want_n:
+                bad.append(f"{name} {c['name']}: {len(c['samples'])} samples, want {want_n}")
+            if c["name"] != "null" and c["ci_met"] is not want_met:
+                bad.append(f"{name} {c['name']}: ci_met {c['ci_met']}, want {want_met}")
+            if not lo <= c["median"] <= hi:
+                bad.append(f"{name} {c['name']}: interval {lo}..{hi} misses the median {c['median']}")
+    out = [] if bad else ["time mode: stops at the target (31 samples) or at the limit (40)"]
+    return out, bad
+
+
+QUICK_LABELS = {"floor", "ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4", "nfs4.actimeo0"}
+
+
+def quick(doc, drift):
+    """A QUICK run of stock and patched: every configuration, the empty
+    body at zero, NFS operations counted, errors only where expected, the
+    series below stock on the descriptor paths, the dispatch count against
+    its measured check, and every case placed against the reference."""
+    out, bad = [], []
+    for v in ("stock", "patched"):
+        have = {c["label"] for c in doc["configs"] if c["variant"] == v}
+        if QUICK_LABELS - have:
+            bad.append(f"{v}: missing {sorted(QUICK_LABELS - have)}")
+    for c in doc["configs"]:
+        cases = {x["name"]: x for x in c["cases"]}
+        # The empty body through the same loop costs nothing once the
+        # harness's overhead is subtracted: exact in cost mode.
+        if "null" in cases and abs(cases["null"]["median"]) > 1:
+            bad.append(f"{c['variant']} {c['label']}: null case {cases['null']['median']}")
+        if c["label"].startswith("nfs"):
+            for x in c["cases"]:
+                if "nfs_ops_per_call" not in x:
+                    bad.append(f"{c['label']} {x['name']}: no NFS op counts")
+        for x in c["cases"]:
+            expect_fail = ((c["variant"] == "stock" and x["name"] in ("statx.fd.null", "fstatat.null"))
+                           or x["name"].startswith("nosys."))
+            if (x["ret"] < 0) != expect_fail:
+                bad.append(f"{c['variant']} {c['label']} {x['name']}: ret {x['ret']} {x['errno']}")
+    st = sr.case(doc, "patched", "nfs3.actimeo0", "stat")
+    if st is None:
+        bad.append("no patched nfs3.actimeo0 stat case")
+    else:
+        ga = st["nfs_ops_per_call"]["GETATTR"]
+        out.append(f"NFS v3 actimeo=0: {ga:.2f} GETATTR per stat()")
+        if ga <= 0:
+            bad.append("NFS v3 with actimeo=0 made no GETATTR for stat()")
+    for name in ("fstatat.empty", "statx.fd.empty"):
+        s, p = sr.case(doc, "stock", "ext4", name), sr.case(doc, "patched", "ext4", name)
+        if s is None or p is None:
+            bad.append(f"ext4 {name}: missing")
+            continue
+        out.append(f"ext4 {name}: stock {s['median']:.0f}, patched {p['median']:.0f}")
+        if not p["median"] < s["median"]:
+            bad.append(f"patched {name} is not below stock")
+    # bench/dispatch.py's count of x64_sys_call()'s compare tree against
+    # the two ENOSYS cases: one handler, two depths; the measured
+    # difference is the counted one (cost mode is exact).
+    for v in ("stock", "patched"):
+        d = doc.get("dispatch", {}).get(v)
+        a, b = sr.case(doc, v, "floor", "nosys.134"), sr.case(doc, v, "floor", "nosys.174")
+        if not d or a is None or b is None:
+            bad.append(f"{v}: no dispatch counts (bench/dispatch.py) or no ENOSYS cases")
+            continue
+        per = d["per_nr"]
+        want = per["134"]["instructions"] - per["174"]["instructions"]
+        got = a["median"] - b["median"]
+        out.append(f"{v}: dispatch newfstat {per['5']['instructions']}, newfstatat "
+                   f"{per['262']['instructions']}; syscall(134) - syscall(174): counted "
+                   f"{want:+d}, measured {got:+.1f}")
+        if per["134"]["handler"] != per["174"]["handler"] or abs(got - want) > 0.5:
+            bad.append(f"{v}: dispatch count {want:+d} against measured {got:+.1f} "
+                       f"({per['134']['handler']}, {per['174']['handler']})")
+    # The run says how far each of its cases is from the reference.
+    placed = {(r["boot"], r["label"], r["case"]) for r in drift["cases"]
+              if r["verdict"] != "missing"}
+    unplaced = set(sr.table(doc)) - placed
+    if unplaced:
+        bad.append(f"drift.json does not place {len(unplaced)} cases, e.g. {sorted(unplaced)[:3]}")
+    else:
+        out.append(f"drift: {drift['counts']}")
+    return out, bad
+
+
+def scale(r, ls_ways, fio_types):
+    """The scaling study's quick run: depth 16 dearer than depth 1 on
+    every file system, directories of 10, 100 and 1000 files each with
+    every ls way measured, fio's stat types on ext4 and tmpfs."""
+    out, bad = [], []
+    for fs in ("ext4", "tmpfs", "nfs3"):
+        doc = r["scale"].get(fs)
+        if not doc:
+            bad.append(f"no scale-{fs}.json")
+            continue
+        depth = doc["depth"]["series"]["stat"]["points"]
+        if len(depth) != 16 or not depth[15]["median"] > depth[0]["median"] > 0:
+            bad.append(f"{fs}: depth 16 does not cost more than depth 1")
+            continue
+        ns = [f["n"] for f in doc["files"]]
+        if ns != [10, 100, 1000]:
+            bad.append(f"{fs}: directory sizes {ns}")
+        for f in doc["files"]:
+            for way in ls_ways:
+                if not f["ls"][way]["hot"]["cpu_median"] > 0:
+                    bad.append(f"{fs}: ls {way} at {f['n']} has no figure")
+        out.append(f"{fs}: stat depth 1 {depth[0]['median']:.0f}, depth 16 {depth[15]['median']:.0f}")
+    for fs in ("ext4", "tmpfs"):
+        for t in fio_types:
+            if (fs, t) not in r["fio"]:
+                bad.append(f"no fio {fs} {t}")
+    return out, bad
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    what, args = argv[1], argv[2:]
+    if what == "determinism" and len(args) == 2:
+        out, bad = determinism(*map(read_json, args))
+    elif what == "timemode" and len(args) == 2:
+        out, bad = timemode(*map(read_json, args))
+    elif what == "quick" and len(args) == 2:
+        out, bad = quick(sr.load(args[0]), read_json(args[1]))
+    elif what == "scale" and len(args) == 1:
+        import scale as sc
+        (r,) = sc.load(args)
+        out, bad = scale(r, sc.LS_WAYS, sc.FIO_TYPES)
+    else:
+        sys.exit(__doc__)
+    print("\n".join(out))
+    for b in bad:
+        print("FAIL:", b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
