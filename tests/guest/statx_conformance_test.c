@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "statx_expect.h"
 
 #define NFS_EXPORT "/mnt/ext4/export"	/* what the NFS mounts serve */
 #define POISON 0xa5
@@ -154,31 +155,6 @@ static int make_file(int dfd, const char *name, const char *content)
 	return close(fd);
 }
 
-/* statx against newfstatat, field by field. */
-static void expect_matches_stat(struct __test_metadata *_metadata,
-				const struct statx *x, const struct stat *st)
-{
-	EXPECT_EQ(STATX_BASIC_STATS, x->stx_mask & STATX_BASIC_STATS);
-	EXPECT_EQ(st->st_mode, x->stx_mode);
-	EXPECT_EQ(st->st_ino, x->stx_ino);
-	EXPECT_EQ(st->st_nlink, x->stx_nlink);
-	EXPECT_EQ(st->st_uid, x->stx_uid);
-	EXPECT_EQ(st->st_gid, x->stx_gid);
-	EXPECT_EQ(st->st_size, (off_t)x->stx_size);
-	EXPECT_EQ(st->st_blocks, (blkcnt_t)x->stx_blocks);
-	EXPECT_EQ(st->st_blksize, (blksize_t)x->stx_blksize);
-	EXPECT_EQ(major(st->st_dev), x->stx_dev_major);
-	EXPECT_EQ(minor(st->st_dev), x->stx_dev_minor);
-	EXPECT_EQ(major(st->st_rdev), x->stx_rdev_major);
-	EXPECT_EQ(minor(st->st_rdev), x->stx_rdev_minor);
-	EXPECT_EQ(st->st_atim.tv_sec, x->stx_atime.tv_sec);
-	EXPECT_EQ(st->st_atim.tv_nsec, x->stx_atime.tv_nsec);
-	EXPECT_EQ(st->st_mtim.tv_sec, x->stx_mtime.tv_sec);
-	EXPECT_EQ(st->st_mtim.tv_nsec, x->stx_mtime.tv_nsec);
-	EXPECT_EQ(st->st_ctim.tv_sec, x->stx_ctime.tv_sec);
-	EXPECT_EQ(st->st_ctim.tv_nsec, x->stx_ctime.tv_nsec);
-}
-
 /*
  * NAME in DFD, as statx and as fstatat (FLAGS), and as statx through an
  * O_PATH descriptor with "" + AT_EMPTY_PATH: all three agree.  TYPE is
@@ -195,14 +171,14 @@ static void check_fields(struct __test_metadata *_metadata, int dfd,
 	memset(&byfd, 0, sizeof(byfd));
 	ASSERT_EQ(0, sys_statx(dfd, name, flags, STATX_BASIC_STATS, &x));
 	ASSERT_EQ(0, sys_newfstatat(dfd, name, &st, flags));
-	expect_matches_stat(_metadata, &x, &st);
+	expect_statx_matches_stat(_metadata, &x, &st);
 	EXPECT_EQ(type, x.stx_mode & S_IFMT);
 
 	fd = openat(dfd, name, O_PATH | ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, sys_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &byfd));
 	close(fd);
-	EXPECT_EQ(0, memcmp(&x, &byfd, sizeof(x)));
+	expect_same_statx(_metadata, &x, &byfd);
 }
 
 TEST_F(conf, fields_regular_file)

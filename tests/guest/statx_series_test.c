@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "statx_expect.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define NCALLS 23
@@ -107,36 +108,6 @@ FIXTURE_TEARDOWN(fs)
 		close(self->fd);
 	unlink(self->file);
 	rmdir(self->dir);
-}
-
-static void expect_same_statx(struct __test_metadata *_metadata,
-			      const struct statx *a, const struct statx *b)
-{
-	EXPECT_EQ(a->stx_mask, b->stx_mask);
-	EXPECT_EQ(a->stx_blksize, b->stx_blksize);
-	EXPECT_EQ(a->stx_attributes, b->stx_attributes);
-	EXPECT_EQ(a->stx_nlink, b->stx_nlink);
-	EXPECT_EQ(a->stx_uid, b->stx_uid);
-	EXPECT_EQ(a->stx_gid, b->stx_gid);
-	EXPECT_EQ(a->stx_mode, b->stx_mode);
-	EXPECT_EQ(a->stx_ino, b->stx_ino);
-	EXPECT_EQ(a->stx_size, b->stx_size);
-	EXPECT_EQ(a->stx_blocks, b->stx_blocks);
-	EXPECT_EQ(a->stx_attributes_mask, b->stx_attributes_mask);
-	EXPECT_EQ(a->stx_atime.tv_sec, b->stx_atime.tv_sec);
-	EXPECT_EQ(a->stx_atime.tv_nsec, b->stx_atime.tv_nsec);
-	EXPECT_EQ(a->stx_btime.tv_sec, b->stx_btime.tv_sec);
-	EXPECT_EQ(a->stx_btime.tv_nsec, b->stx_btime.tv_nsec);
-	EXPECT_EQ(a->stx_ctime.tv_sec, b->stx_ctime.tv_sec);
-	EXPECT_EQ(a->stx_ctime.tv_nsec, b->stx_ctime.tv_nsec);
-	EXPECT_EQ(a->stx_mtime.tv_sec, b->stx_mtime.tv_sec);
-	EXPECT_EQ(a->stx_mtime.tv_nsec, b->stx_mtime.tv_nsec);
-	EXPECT_EQ(a->stx_rdev_major, b->stx_rdev_major);
-	EXPECT_EQ(a->stx_rdev_minor, b->stx_rdev_minor);
-	EXPECT_EQ(a->stx_dev_major, b->stx_dev_major);
-	EXPECT_EQ(a->stx_dev_minor, b->stx_dev_minor);
-	EXPECT_EQ(a->stx_mnt_id, b->stx_mnt_id);
-	EXPECT_EQ(0, memcmp(a, b, sizeof(*a)));
 }
 
 /* NULL + AT_EMPTY_PATH: dfd's own attributes (patched) or -EFAULT (stock). */
