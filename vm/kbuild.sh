@@ -209,16 +209,48 @@ done)
 $bad"
 
 # --- stage: build ----------------------------------------------------------
+# A line a minute while make runs: kbuild's steps done (the log's quiet
+# lines) out of what the tree's last cold build took, or, before any, the
+# stock tree's cold build here (2,613 steps, 2026-12-04), elapsed time
+# and what is left at the rate so far.
+STEPS_FILE=$TREE/.statx-cold-steps
+cold=0
+[ -f vmlinux ] || cold=1
+progress() { # progress PID LOG START: while PID (this script) lives
+	local pid=$1 log=$2 start=$3 total=2613 next n el left
+	[ -f "$STEPS_FILE" ] && total=$(cat "$STEPS_FILE")
+	next=$((start + 60))
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		[ "$(date +%s)" -ge "$next" ] || continue
+		next=$((next + 60))
+		n=$(grep -c '^  [A-Z]' "$log" 2>/dev/null || true)
+		el=$(($(date +%s) - start))
+		if [ "$cold" = 1 ] && [ "${n:-0}" -gt 0 ] && [ "$n" -lt "$total" ]; then
+			left=$((el * (total - n) / n))
+			stage "$n of about $total steps ($((100 * n / total))%), $((el / 60)) min $((el % 60)) s, about $(((left + 59) / 60)) min left"
+		else
+			stage "${n:-0} steps, $((el / 60)) min $((el % 60)) s"
+		fi
+	done
+}
 stage "building bzImage with $JOBS jobs (log: $OUT.build.log)"
 tb=$(date +%s)
 export KBUILD_BUILD_USER=statx KBUILD_BUILD_HOST=study
 KBUILD_BUILD_TIMESTAMP=$(date -u -d @0)
 export KBUILD_BUILD_TIMESTAMP
-if ! make -j"$JOBS" bzImage >"$OUT.build.log" 2>&1; then
+progress $$ "$OUT.build.log" "$tb" &
+ppid=$!
+mrc=0
+make -j"$JOBS" bzImage >"$OUT.build.log" 2>&1 || mrc=$?
+kill "$ppid" 2>/dev/null || true
+wait "$ppid" 2>/dev/null || true
+if [ "$mrc" != 0 ]; then
 	tail -n 40 "$OUT.build.log" >&2
 	die "build failed; full log: $OUT.build.log"
 fi
 tend=$(date +%s)
+[ "$cold" = 0 ] || grep -c '^  [A-Z]' "$OUT.build.log" >"$STEPS_FILE" || true
 
 # --- stage: install --------------------------------------------------------
 rm -rf "$OUT"
