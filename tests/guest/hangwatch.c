@@ -10,16 +10,17 @@
  *   -e SECS   and again every SECS after that (default 2); each snapshot
  *             replaces the one before, so the file holds the last one
  *             before the test ended
- *   -n        no sysrq-w and no kernel-log marker: user space only, for a
- *             dry run of the parsing outside the guest
+ *   -n        no sysrq-w, no kernel-log marker, no debugfs: user space
+ *             only, for a dry run of the parsing outside the guest
  *
  * Each test ("#  RUN" to "ok"/"not ok") gets a row in DIR/tests.tsv:
  * guest seconds, of them CPU busy and idle (/proc/stat), and host seconds
  * (the CMOS RTC, which QEMU drives from the host's wall clock; 1-s
  * resolution).  Busy and idle add up all CPUs (the guest has one).  A test that ran past -a gets DIR/NAME.txt: for every
  * process under CMD (the harness, the test, what the test ran) each
- * thread's state, wchan and kernel stack, then the kernel log of a
- * sysrq-w (tasks in uninterruptible sleep, kernel threads included).
+ * thread's state, wchan and kernel stack, the RPC tasks in flight
+ * (sunrpc's debugfs: an NFS call waiting on knfsd), then the kernel log
+ * of a sysrq-w (tasks in uninterruptible sleep, kernel threads included).
  * When the harness says a test was "terminated by timeout", the last
  * snapshot is printed into the TAP stream as "# hangwatch:" lines.
  *
@@ -223,6 +224,36 @@ static void dump_process(FILE *out, pid_t pid)
 	closedir(dir);
 }
 
+/*
+ * The RPC tasks in flight, from sunrpc's debugfs (one tasks file per RPC
+ * client): an NFS call waiting on the guest's own knfsd shows here.
+ */
+static void dump_rpc_tasks(FILE *out)
+{
+	static const char dir_path[] = "/sys/kernel/debug/sunrpc/rpc_clnt";
+	char path[320], buf[4096];
+	struct dirent *d;
+	int any = 0;
+	DIR *dir = opendir(dir_path);
+
+	if (!dir) {
+		fprintf(out, "sunrpc: %s unreadable: %s\n", dir_path, strerror(errno));
+		return;
+	}
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/tasks", dir_path, d->d_name);
+		if (read_file(path, buf, sizeof(buf)) > 0) {
+			fprintf(out, "sunrpc client %s, tasks in flight:\n%s", d->d_name, buf);
+			any = 1;
+		}
+	}
+	closedir(dir);
+	if (!any)
+		fprintf(out, "sunrpc: no RPC task in flight\n");
+}
+
 /* The kernel log from the line holding MARKER on. */
 static void dump_klog_since(FILE *out, const char *marker)
 {
@@ -287,6 +318,7 @@ static void snapshot(struct test *t)
 		fclose(out);
 		goto done;
 	}
+	dump_rpc_tasks(out);
 	write_kmsg(marker);
 	i = open("/proc/sysrq-trigger", O_WRONLY);
 	if (i >= 0) {
