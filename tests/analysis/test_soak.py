@@ -247,3 +247,12 @@ def test_mask_name_agrees_with_the_harness_on_every_reference_case():
         assert sr.mask_name(mask) == name, (hex(mask), name)
     assert sr.mask_name(0xfff) == "BASIC_STATS|BTIME"
     assert sr.mask_name(0x8000_0000 | 0x1) == "TYPE|0x80000000"
+
+
+def test_soak_states_how_far_the_guest_clock_ran_ahead(tmp_path):
+    make_boot(tmp_path, "stock", 1, guest=20.5)      # idle 20.4 s, host 0 s by the RTC
+    make_boot(tmp_path, "patched", 1, guest=0.5)
+    r = run_soak(tmp_path)
+    assert r.returncode == 0, r.stdout
+    assert "2 test runs: 1 ran 5 s or more, 1 ran 10 s or more, 1 ran 20 s or more" in r.stdout
+    assert "at most 19.40 s in one test (conf.ext4.a: idle 20.40 s, host 0 s)" in r.stdout
