@@ -15,5 +15,5 @@ cd /tmp
 out=/dev/null
 [ -n "${IO:-}" ] && out=$IO/series.tap
 # hangwatch: stacks of a test that runs long, in the TAP if it times out.
-"$REPO/build/hangwatch" -a "${HANGWATCH_AFTER:-20}" -o "${IO:-/tmp}/hangwatch-series" -- \
+"$REPO/build/hangwatch" ${HANGWATCH_AFTER:+-a "$HANGWATCH_AFTER"} -o "${IO:-/tmp}/hangwatch-series" -- \
 	"$REPO/build/statx_series_test" | tee "$out"
