@@ -166,70 +166,82 @@ static long body_plain_loop(struct bench_ctx *c)
 #define BASIC STATX_BASIC_STATS
 #define SYNC_FORCE AT_STATX_FORCE_SYNC
 #define SYNC_DONT AT_STATX_DONT_SYNC
+#define NOFOLLOW AT_SYMLINK_NOFOLLOW
+#define EMPTY AT_EMPTY_PATH
 
-/* name, call, kind, body, target, flags, mask, quick, needs_file, namelen */
+/*
+ * A case is a row.  Its tags say which tables and figures show it: the
+ * analysis selects by tag and keeps no list of names, so a row tagged
+ * here reaches every table and figure of its tags, results.json and the
+ * regression gate (analysis/compare.py takes every case but the floor
+ * and calibration kinds).  bench/SCHEMA.md lists the tags:
+ *   main     the report's per-file-system table
+ *   mask     stat() against statx() masks, per file system (figure)
+ *   sync     the mask and sync flags on NFS (table and figure)
+ *   fd       by descriptor (the series' figure)
+ *   anchor   by path, drawn beside the fd cases
+ *   namelen  the name-length study; local: run on local file systems
+ *            only (the cost is getname()'s, the same on every one)
+ *   dirty    a writer's stat; base: the write alone, the others' base
+ *   calib    the calibration table
+ *   p1 .. p4 where each patch's claim is read (the patches' tables)
+ */
+#define ROW(n, c, k, b, t, fl, m, q, len, tg)				\
+	{ .name = n, .call = c, .kind = k, .body = b, .target = t,	\
+	  .flags = fl, .mask = m, .quick = q, .namelen = len, .tags = tg }
+/* No file: the floor and the calibration. */
+#define NOFILE(n, c, k, b, q, tg) ROW(n, c, k, b, T_NONE, 0, 0, q, 0, tg)
+/* The file by path (or symlink), newfstatat. */
+#define STAT(n, c, t, fl, q, tg) ROW(n, c, "raw", body_newfstatat, t, fl, 0, q, 0, tg)
+/* statx of the file by path with a mask and flags. */
+#define STATX(n, fl, m, q, tg) ROW(n, "statx(path)", "raw", body_statx, T_PATH, fl, m, q, 0, tg)
+/* A padded name of @len bytes: the name-length study. */
+#define LONGNAME(n, c, b, m, len, tg) ROW(n, c, "raw", b, T_PATH, 0, m, 0, len, "namelen local" tg)
+/* A dirty page, then the call. */
+#define DIRTY(n, c, b, fl, m, tg) ROW(n, c, "raw", b, T_DIRTY, fl, m, 0, 0, "dirty " tg)
+
 const struct bench_case bench_cases[] = {
-	{ "null", "none", "floor", body_null, T_NONE, 0, 0, 1, 0, 0 },
-	{ "getppid", "getppid", "floor", body_getppid, T_NONE, 0, 0, 1, 0, 0 },
-	{ "nosys.134", "syscall(134): ENOSYS", "floor", body_nosys_134, T_NONE,
-	  0, 0, 0, 0, 0 },
-	{ "nosys.174", "syscall(174): ENOSYS", "floor", body_nosys_174, T_NONE,
-	  0, 0, 0, 0, 0 },
-	{ "calib.rep_stosb_4096", "rep stosb x4096", "calibration",
-	  body_rep_stosb, T_NONE, 0, 0, 1, 0, 0 },
-	{ "calib.rep_stosq_512", "rep stosq x512", "calibration",
-	  body_rep_stosq, T_NONE, 0, 0, 1, 0, 0 },
-	{ "calib.loop_2000", "dec/jnz x1000", "calibration",
-	  body_plain_loop, T_NONE, 0, 0, 1, 0, 0 },
+	NOFILE("null", "none", "floor", body_null, 1, "calib"),
+	NOFILE("getppid", "getppid", "floor", body_getppid, 1, "calib"),
+	NOFILE("nosys.134", "syscall(134): ENOSYS", "floor", body_nosys_134, 0, "dispatch"),
+	NOFILE("nosys.174", "syscall(174): ENOSYS", "floor", body_nosys_174, 0, "dispatch"),
+	NOFILE("calib.rep_stosb_4096", "rep stosb x4096", "calibration", body_rep_stosb, 1, "calib"),
+	NOFILE("calib.rep_stosq_512", "rep stosq x512", "calibration", body_rep_stosq, 1, "calib"),
+	NOFILE("calib.loop_2000", "dec/jnz x1000", "calibration", body_plain_loop, 1, "calib"),
 
-	{ "stat", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 1, 1, 0 },
-	{ "lstat", "newfstatat(symlink, NOFOLLOW)", "raw", body_newfstatat,
-	  T_SYMLINK, AT_SYMLINK_NOFOLLOW, 0, 0, 1, 0 },
-	{ "stat.symlink", "newfstatat(symlink)", "raw", body_newfstatat,
-	  T_SYMLINK, 0, 0, 0, 1, 0 },
-	{ "fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 1, 0 },
-	{ "fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", "raw",
-	  body_newfstatat, T_FD, AT_EMPTY_PATH, 0, 1, 1, 0 },
-	{ "fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", "raw",
-	  body_newfstatat, T_FD_NULL, AT_EMPTY_PATH, 0, 0, 1, 0 },
+	STAT("stat", "newfstatat(path)", T_PATH, 0, 1,
+	     "main mask sync anchor namelen p1 p4"),
+	STAT("lstat", "newfstatat(symlink, NOFOLLOW)", T_SYMLINK, NOFOLLOW, 0, "main"),
+	STAT("stat.symlink", "newfstatat(symlink)", T_SYMLINK, 0, 0, ""),
+	ROW("fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 0,
+	    "main mask sync fd namelen p1 p2 p3 p4"),
+	STAT("fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", T_FD, EMPTY, 1,
+	     "main mask fd namelen p3"),
+	STAT("fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", T_FD_NULL, EMPTY, 0, "main fd"),
 
-	{ "statx.BASIC_STATS", "statx(path)", "raw", body_statx, T_PATH,
-	  0, BASIC, 1, 1, 0 },
-	{ "statx.ALL", "statx(path)", "raw", body_statx, T_PATH,
-	  0, 0xfff, 0, 1, 0 },
-	{ "statx.TYPE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_TYPE, 1, 1, 0 },
-	{ "statx.MODE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_MODE, 0, 1, 0 },
-	{ "statx.SIZE", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_SIZE, 1, 1, 0 },
-	{ "statx.MTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_MTIME, 0, 1, 0 },
-	{ "statx.INO", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_INO, 0, 1, 0 },
-	{ "statx.BTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_BTIME, 0, 1, 0 },
-	{ "statx.TYPE|INO", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_TYPE | STATX_INO, 0, 1, 0 },
-	{ "statx.SIZE|MTIME", "statx(path)", "raw", body_statx, T_PATH,
-	  0, STATX_SIZE | STATX_MTIME, 0, 1, 0 },
-	{ "statx.BASIC_STATS.FORCE_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_FORCE, BASIC, 1, 1, 0 },
-	{ "statx.BASIC_STATS.DONT_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_DONT, BASIC, 1, 1, 0 },
-	{ "statx.SIZE.DONT_SYNC", "statx(path)", "raw", body_statx,
-	  T_PATH, SYNC_DONT, STATX_SIZE, 0, 1, 0 },
-	{ "statx.symlink", "statx(symlink)", "raw", body_statx, T_SYMLINK,
-	  0, BASIC, 0, 1, 0 },
-	{ "statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw",
-	  body_statx, T_SYMLINK, AT_SYMLINK_NOFOLLOW, BASIC, 0, 1, 0 },
-	{ "statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx,
-	  T_FD, AT_EMPTY_PATH, BASIC, 1, 1, 0 },
-	{ "statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx,
-	  T_FD_NULL, AT_EMPTY_PATH, BASIC, 1, 1, 0 },
-	{ "statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw",
-	  body_statx, T_OPATH, AT_EMPTY_PATH, BASIC, 0, 1, 0 },
+	STATX("statx.BASIC_STATS", 0, BASIC, 1, "main mask sync anchor namelen p1 p4"),
+	STATX("statx.ALL", 0, 0xfff, 0, "main"),
+	STATX("statx.TYPE", 0, STATX_TYPE, 1, "main mask sync"),
+	STATX("statx.MODE", 0, STATX_MODE, 0, "main"),
+	STATX("statx.SIZE", 0, STATX_SIZE, 1, "main mask sync anchor"),
+	STATX("statx.MTIME", 0, STATX_MTIME, 0, "main"),
+	STATX("statx.INO", 0, STATX_INO, 0, "main"),
+	STATX("statx.BTIME", 0, STATX_BTIME, 0, "main"),
+	STATX("statx.TYPE|INO", 0, STATX_TYPE | STATX_INO, 0, "main"),
+	STATX("statx.SIZE|MTIME", 0, STATX_SIZE | STATX_MTIME, 0, "main"),
+	STATX("statx.BASIC_STATS.FORCE_SYNC", SYNC_FORCE, BASIC, 1, "main sync"),
+	STATX("statx.BASIC_STATS.DONT_SYNC", SYNC_DONT, BASIC, 1, "main mask sync"),
+	STATX("statx.SIZE.DONT_SYNC", SYNC_DONT, STATX_SIZE, 0, "main sync"),
+	ROW("statx.symlink", "statx(symlink)", "raw", body_statx, T_SYMLINK, 0, BASIC, 0, 0,
+	    "main"),
+	ROW("statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw", body_statx, T_SYMLINK,
+	    NOFOLLOW, BASIC, 0, 0, "main"),
+	ROW("statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx, T_FD, EMPTY,
+	    BASIC, 1, 0, "main fd p2 p3"),
+	ROW("statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx, T_FD_NULL, EMPTY,
+	    BASIC, 1, 0, "main mask sync fd p2"),
+	ROW("statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw", body_statx,
+	    T_OPATH, EMPTY, BASIC, 0, 0, "main fd"),
 
 	/*
 	 * Name lengths (the NUL not counted): patch 4 keeps names of up to
@@ -237,58 +249,50 @@ const struct bench_case bench_cases[] = {
 	 * go to a PATH_MAX buffer; 4095 is the longest name there is and
 	 * 4096 fails with ENAMETOOLONG.
 	 */
-	{ "open", "openat(path)+close", "raw", body_open_close, T_PATH,
-	  0, 0, 0, 1, 0 },
-	{ "stat.name159", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 0, 1, 159 },
-	{ "stat.name160", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 0, 1, 160 },
-	{ "stat.name1024", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 0, 1, 1024 },
-	{ "stat.name4095", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 0, 1, 4095 },
-	{ "stat.name4096", "newfstatat(path)", "raw", body_newfstatat, T_PATH,
-	  0, 0, 0, 1, 4096 },
-	{ "statx.name159", "statx(path)", "raw", body_statx, T_PATH,
-	  0, BASIC, 0, 1, 159 },
-	{ "statx.name160", "statx(path)", "raw", body_statx, T_PATH,
-	  0, BASIC, 0, 1, 160 },
-	{ "statx.name4095", "statx(path)", "raw", body_statx, T_PATH,
-	  0, BASIC, 0, 1, 4095 },
-	{ "open.name159", "openat(path)+close", "raw", body_open_close, T_PATH,
-	  0, 0, 0, 1, 159 },
-	{ "open.name160", "openat(path)+close", "raw", body_open_close, T_PATH,
-	  0, 0, 0, 1, 160 },
-	{ "open.name4095", "openat(path)+close", "raw", body_open_close, T_PATH,
-	  0, 0, 0, 1, 4095 },
+	ROW("open", "openat(path)+close", "raw", body_open_close, T_PATH, 0, 0, 0, 0,
+	    "namelen p4"),
+	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " p4"),
+	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " p4"),
+	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " p4"),
+	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " p4"),
+	LONGNAME("stat.name4096", "newfstatat(path)", body_newfstatat, 0, 4096, ""),
+	LONGNAME("statx.name159", "statx(path)", body_statx, BASIC, 159, ""),
+	LONGNAME("statx.name160", "statx(path)", body_statx, BASIC, 160, ""),
+	LONGNAME("statx.name4095", "statx(path)", body_statx, BASIC, 4095, ""),
+	LONGNAME("open.name159", "openat(path)+close", body_open_close, 0, 159, ""),
+	LONGNAME("open.name160", "openat(path)+close", body_open_close, 0, 160, ""),
+	LONGNAME("open.name4095", "openat(path)+close", body_open_close, 0, 4095, ""),
 
 	/* A file being written: one dirty page, then the call (above). */
-	{ "dirty.write", "pwrite(4 KiB)", "raw", body_dirty_write, T_DIRTY,
-	  0, 0, 0, 1, 0 },
-	{ "dirty.stat", "pwrite+newfstatat(path)", "raw", body_dirty_stat,
-	  T_DIRTY, 0, 0, 0, 1, 0 },
-	{ "dirty.fstat", "pwrite+fstat(fd)", "raw", body_dirty_fstat,
-	  T_DIRTY, 0, 0, 0, 1, 0 },
-	{ "dirty.statx.BASIC_STATS", "pwrite+statx(path)", "raw",
-	  body_dirty_statx, T_DIRTY, 0, BASIC, 0, 1, 0 },
-	{ "dirty.statx.MTIME", "pwrite+statx(path)", "raw", body_dirty_statx,
-	  T_DIRTY, 0, STATX_MTIME, 0, 1, 0 },
-	{ "dirty.statx.SIZE", "pwrite+statx(path)", "raw", body_dirty_statx,
-	  T_DIRTY, 0, STATX_SIZE, 0, 1, 0 },
-	{ "dirty.statx.TYPE|MODE", "pwrite+statx(path)", "raw",
-	  body_dirty_statx, T_DIRTY, 0, STATX_TYPE | STATX_MODE, 0, 1, 0 },
-	{ "dirty.statx.BASIC_STATS.DONT_SYNC", "pwrite+statx(path)", "raw",
-	  body_dirty_statx, T_DIRTY, SYNC_DONT, BASIC, 0, 1, 0 },
+	DIRTY("dirty.write", "pwrite(4 KiB)", body_dirty_write, 0, 0, "base"),
+	DIRTY("dirty.stat", "pwrite+newfstatat(path)", body_dirty_stat, 0, 0, ""),
+	DIRTY("dirty.fstat", "pwrite+fstat(fd)", body_dirty_fstat, 0, 0, ""),
+	DIRTY("dirty.statx.BASIC_STATS", "pwrite+statx(path)", body_dirty_statx, 0, BASIC, ""),
+	DIRTY("dirty.statx.MTIME", "pwrite+statx(path)", body_dirty_statx, 0, STATX_MTIME, ""),
+	DIRTY("dirty.statx.SIZE", "pwrite+statx(path)", body_dirty_statx, 0, STATX_SIZE, ""),
+	DIRTY("dirty.statx.TYPE|MODE", "pwrite+statx(path)", body_dirty_statx, 0,
+	      STATX_TYPE | STATX_MODE, ""),
+	DIRTY("dirty.statx.BASIC_STATS.DONT_SYNC", "pwrite+statx(path)", body_dirty_statx,
+	      SYNC_DONT, BASIC, ""),
 
-	{ "glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH,
-	  0, 0, 1, 1, 0 },
-	{ "glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK,
-	  0, 0, 0, 1, 0 },
-	{ "glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD,
-	  0, 0, 1, 1, 0 },
+	ROW("glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH, 0, 0, 1, 0, "main"),
+	ROW("glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK, 0, 0, 0, 0, "main"),
+	ROW("glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD, 0, 0, 1, 0,
+	    "main fd p3"),
 };
 
 const unsigned int bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
+
+int case_has_tag(const struct bench_case *bc, const char *tag)
+{
+	size_t n = strlen(tag);
+	const char *p;
+
+	for (p = bc->tags; (p = strstr(p, tag)); p += n)
+		if ((p == bc->tags || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
 
 void statx_mask_name(unsigned int mask, char *buf, unsigned long len)
 {

@@ -35,14 +35,37 @@ quick=()
 tcg=()
 [ "$MODE" = time ] && [ "${ALLOW_TCG_TIME:-0}" = 1 ] && tcg=(--allow-tcg-time)
 
-# run_fs LABEL FS DIR [NFSMOUNT] [ENV...]: one configuration.
+# The file-system configurations, a line each, in the order they run.
+# Adding one is adding a line: the analysis reads labels, file systems
+# and the env facts below from the results, never from a list of its own.
+#   label    names the configuration in results.json (unique)
+#   fs       the harness's --fs check (ext4, tmpfs, nfs)
+#   scope    local: every boot; nfs: not in SCOPE=local boots;
+#            full: nor in QUICK runs
+#   vers     NFS version (- for a local file system)
+#   opts     extra NFS mount options (- for none)
+#   netem    delay on lo in microseconds, both ways
+CONFIGS='
+ext4                      ext4   local  -    -          0
+tmpfs                     tmpfs  local  -    -          0
+nfs3                      nfs    nfs    3    -          0
+nfs3.actimeo0             nfs    nfs    3    actimeo=0  0
+nfs3.actimeo0.netem200    nfs    full   3    actimeo=0  200
+nfs3.actimeo0.netem2000   nfs    full   3    actimeo=0  2000
+nfs4                      nfs    nfs    4.2  -          0
+nfs4.actimeo0             nfs    nfs    4.2  actimeo=0  0
+nfs4.actimeo0.netem200    nfs    full   4.2  actimeo=0  200
+nfs4.actimeo0.netem2000   nfs    full   4.2  actimeo=0  2000
+'
+
+# run_fs LABEL FS DIR NFSMOUNT [ENV...]: one configuration.
 run_fs() {
 	local label=$1 fs=$2 dir=$3 nfsmnt=$4
 	shift 4
 	local extra=()
-	# Name length is getname()'s (the same on every file system): its cases
-	# run on ext4 and tmpfs, not again on every NFS configuration.
-	[ -n "$nfsmnt" ] && extra+=(--nfs-mount "$nfsmnt" --skip 'stat.name*,statx.name*,open.name*')
+	# Cases tagged local (name length: getname()'s cost, the same on every
+	# file system) run on ext4 and tmpfs, not again on every NFS one.
+	[ -n "$nfsmnt" ] && extra+=(--nfs-mount "$nfsmnt" --skip-tags local)
 	for e in "$@"; do extra+=(--env "$e"); done
 	mkdir -p "$dir"
 	echo "== $label: $fs on $dir ($(mount_options "$dir"))"
@@ -77,29 +100,34 @@ if [ "${DISPATCH:-1}" = 1 ]; then
 		echo "guest-bench: WARNING: bench/dispatch.py failed; no dispatch counts"
 fi
 
-run_fs ext4 ext4 /mnt/ext4/bench "" "netem_us=0"
-run_fs tmpfs tmpfs /mnt/tmpfs/bench "" "netem_us=0"
-if [ "$SCOPE" = local ]; then
-	echo "guest-bench: done, ext4 and tmpfs only ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"
-	exit 0
-fi
-
-start_nfsd
-for vers in 3 4.2; do
-	mnt=/mnt/nfs${vers%%.*}
-	tag=nfs${vers%%.*}
-	mount_nfs "$vers" "$mnt"
-	run_fs "$tag" nfs "$mnt/bench-$tag" "$mnt" "actimeo=default" "netem_us=0" "nfs_vers=$vers"
-	mount_nfs "$vers" "$mnt" actimeo=0
-	run_fs "$tag.actimeo0" nfs "$mnt/bench-$tag" "$mnt" "actimeo=0" "netem_us=0" "nfs_vers=$vers"
-	if [ "$QUICK" != 1 ]; then
-		for us in 200 2000; do
-			set_netem "$us"
-			run_fs "$tag.actimeo0.netem$us" nfs "$mnt/bench-$tag" "$mnt" \
-				"actimeo=0" "netem_us=$us" "nfs_vers=$vers"
-		done
-		set_netem 0
+nfsd=0 mounted='' mnt='' n=0
+while read -r label fs scope vers opts netem; do
+	[ -n "$label" ] || continue
+	[ "$SCOPE" = local ] && [ "$scope" != local ] && continue
+	[ "$QUICK" = 1 ] && [ "$scope" = full ] && continue
+	if [ "$fs" != nfs ]; then
+		run_fs "$label" "$fs" "/mnt/$fs/bench" "" "netem_us=$netem"
+	else
+		[ "$nfsd" = 1 ] || { start_nfsd; nfsd=1; }
+		[ "$opts" = - ] && opts=''
+		actimeo=default
+		case ,$opts, in *,actimeo=*) actimeo=${opts#*actimeo=} actimeo=${actimeo%%,*} ;; esac
+		# Mounted again when the version or the options change; one
+		# version's mount is gone before the next one's.
+		if [ "$mounted" != "$vers $opts" ]; then
+			[ "${mnt:-}" ] && [ "$mnt" != "/mnt/nfs${vers%%.*}" ] && umount "$mnt"
+			mnt=/mnt/nfs${vers%%.*}
+			mount_nfs "$vers" "$mnt" "$opts"
+			mounted="$vers $opts"
+		fi
+		set_netem "$netem"
+		run_fs "$label" nfs "$mnt/bench-nfs${vers%%.*}" "$mnt" \
+			"actimeo=$actimeo" "netem_us=$netem" "nfs_vers=$vers"
 	fi
+	n=$((n + 1))
+done <<<"$CONFIGS"
+if [ -n "$mnt" ]; then
+	set_netem 0
 	umount "$mnt"
-done
-echo "guest-bench: done ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"
+fi
+echo "guest-bench: done, $n configurations ($(find "$OUTDIR" -name "*.json" | wc -l) files in $OUTDIR)"

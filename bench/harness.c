@@ -16,6 +16,8 @@
  *   --quick            only the cases marked quick
  *   --cases A,B,...    only these cases (shell patterns: stat.name*)
  *   --skip A,B,...     not these cases (shell patterns)
+ *   --tags T,U,...     only the cases with one of these tags (cases.c)
+ *   --skip-tags T,...  not the cases with one of these tags
  *   --samples N        samples per case (default 9 cost, 31 time)
  *   --ci-target F      time mode: add interleaved rounds until every case's
  *                      95% confidence interval of the median is within
@@ -59,6 +61,7 @@
 
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
+	const char *tags, *skip_tags;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples;
 	double ci_target, max_seconds;
@@ -178,13 +181,29 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
+/* Does @bc carry one of the comma-separated tags in @list? */
+static int tag_in_list(const char *list, const struct bench_case *bc)
+{
+	char buf[1024], *w, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (case_has_tag(bc, w))
+			return 1;
+	return 0;
+}
+
 static int selected(const struct options *o, const struct bench_case *bc)
 {
-	if (bc->needs_file && !o->dir)
+	if (bc->target != T_NONE && !o->dir)
 		return 0;
 	if (o->quick && !bc->quick)
 		return 0;
 	if (o->skip && in_list(o->skip, bc->name))
+		return 0;
+	if (o->tags && !tag_in_list(o->tags, bc))
+		return 0;
+	if (o->skip_tags && tag_in_list(o->skip_tags, bc))
 		return 0;
 	return !o->cases || in_list(o->cases, bc->name);
 }
@@ -346,7 +365,10 @@ static void write_json(const struct options *o, const struct bench_result *r,
 		json_str(f, bc->kind);
 		fprintf(f, ", \"mask\": %u, \"mask_name\": ", bc->mask);
 		json_str(f, mask);
-		fprintf(f, ", \"flags\": %d, \"ret\": %ld, \"errno\": ", bc->flags, r[i].ret);
+		fprintf(f, ", \"flags\": %d, \"name_len\": %zu,\n     \"tags\": [",
+			bc->flags, r[i].name_len);
+		json_words(f, bc->tags);
+		fprintf(f, "], \"ret\": %ld, \"errno\": ", r[i].ret);
 		json_str(f, r[i].ret < 0 ? strerrorname_np(r[i].err) : "");
 		fprintf(f, ",\n     \"iters\": %llu, \"median\": %.3f, \"samples\": [",
 			(unsigned long long)r[i].iters, median_of(r[i].samples, r[i].nsamples));
@@ -447,7 +469,8 @@ static void time_rounds(const struct options *o, struct bench_result *res,
 static void usage(void)
 {
 	fprintf(stderr, "usage: statx-bench [--dir DIR] [--fs NAME] [--variant NAME] [--mode cost|time]\n"
-		"  [--quick] [--cases A,B*] [--skip A,B*] [--samples N] [--budget NS] [--label TEXT]\n"
+		"  [--quick] [--cases A,B*] [--skip A,B*] [--tags T,U] [--skip-tags T,U]\n"
+		"  [--samples N] [--budget NS] [--label TEXT]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
 	exit(2);
@@ -484,6 +507,10 @@ static void parse(int argc, char **argv, struct options *o)
 			o->cases = v;
 		else if (!strcmp(a, "--skip"))
 			o->skip = v;
+		else if (!strcmp(a, "--tags"))
+			o->tags = v;
+		else if (!strcmp(a, "--skip-tags"))
+			o->skip_tags = v;
 		else if (!strcmp(a, "--json"))
 			o->json = v;
 		else if (!strcmp(a, "--nfs-mount"))
@@ -533,8 +560,9 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++)
-			printf("%-32s %-10s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
-			       bench_cases[i].call, bench_cases[i].quick ? " (quick)" : "");
+			printf("%-34s %-11s %-34s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
+			       bench_cases[i].call, bench_cases[i].tags,
+			       bench_cases[i].quick ? " (quick)" : "");
 		return 0;
 	}
 	check_setup(&o);
@@ -577,6 +605,7 @@ int main(int argc, char **argv)
 		uint64_t pilot, t;
 
 		prepare(bc, &ctx[i]);
+		res[i].name_len = ctx[i].path ? strlen(ctx[i].path) : 0;
 		errno = 0;
 		res[i].ret = bc->body(&ctx[i]);
 		res[i].err = errno;

@@ -47,8 +47,8 @@ struct bench_case {
 	int flags;
 	unsigned int mask;
 	int quick;		/* part of QUICK=1 runs */
-	int needs_file;		/* skipped without --dir */
 	int namelen;		/* T_PATH: the name padded to this length */
+	const char *tags;	/* what the analysis selects it by (cases.c) */
 };
 
 extern const struct bench_case bench_cases[];
@@ -64,7 +64,11 @@ struct bench_result {
 	double *samples;	/* ns per call, loop overhead subtracted */
 	int ci_met;		/* time mode: 95% interval within the target */
 	double nfs_ops[6];	/* NFS operations (and WRITE bytes) per call */
+	size_t name_len;	/* the name the call passes, NUL not counted */
 };
+
+/* Does @bc carry @tag (one word of its tags)? */
+int case_has_tag(const struct bench_case *bc, const char *tag);
 
 /* The statx mask names as the series' tracepoints print them. */
 void statx_mask_name(unsigned int mask, char *buf, unsigned long len);

@@ -70,6 +70,20 @@ void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The space-separated words of @s as JSON strings, comma-separated. */
+void json_words(FILE *f, const char *s)
+{
+	char buf[256], *w, *save = NULL;
+	int first = 1;
+
+	snprintf(buf, sizeof(buf), "%s", s ? s : "");
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		fprintf(f, "%s", first ? "" : ", ");
+		json_str(f, w);
+		first = 0;
+	}
+}
+
 void read_mountstats(const char *mnt, const char *const *names, unsigned int n,
 		     uint64_t *ops, uint64_t *write_bytes)
 {

@@ -50,6 +50,7 @@ double median_of(const double *v, unsigned int n);
 
 /* @s as a JSON string, quotes and control characters escaped. */
 void json_str(FILE *f, const char *s);
+void json_words(FILE *f, const char *s);
 
 /*
  * Operation counts of the NFS mount on @mnt from /proc/self/mountstats:
