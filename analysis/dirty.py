@@ -24,12 +24,32 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-CASES = ["dirty.stat", "dirty.fstat", "dirty.statx.BASIC_STATS", "dirty.statx.MTIME",
-         "dirty.statx.SIZE", "dirty.statx.TYPE|MODE", "dirty.statx.BASIC_STATS.DONT_SYNC"]
-# Calls that must flush (they ask for mtime or ctime) in warm colours,
-# the ones that need not in cool ones.
-COLOURS = ["#b2182b", "#d6604d", "#f4a582", "#8c510a", "#2166ac", "#4393c3", "#1b7837"]
-FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs4"]
+# What asks for mtime or ctime (a mask naming them, or stat()'s all)
+# without AT_STATX_DONT_SYNC: on NFS the dirty page is flushed first.
+TIMES = 0x40 | 0x80
+DONT_SYNC = 0x4000
+
+
+def must_flush(case):
+    return (not case["mask"] or case["mask"] & TIMES) and not case["flags"] & DONT_SYNC
+
+
+def cases(doc):
+    """The cases tagged dirty but not base, and the base (the write alone)."""
+    base = sr.tagged(doc, "base")
+    return sr.tagged(doc, "dirty", without=("base",)), (base[0] if base else None)
+
+
+def colours(doc, names):
+    """Warm colours for the calls that must flush, cool ones for the rest."""
+    plt = sr.pyplot()
+    flush = [n for n in names if must_flush(sr.case_info(doc, n))]
+    rest = [n for n in names if n not in flush]
+    out = {}
+    for group, cmap in ((flush, plt.cm.YlOrRd), (rest, plt.cm.GnBu)):
+        for i, n in enumerate(group):
+            out[n] = cmap(0.9 - 0.55 * i / max(1, len(group) - 1))
+    return out
 
 
 def boot(doc):
@@ -38,26 +58,18 @@ def boot(doc):
     return "patched" if "patched" in boots else boots[-1]
 
 
-def _order(label):
-    """Local file systems first, then NFS: version, default attribute
-    cache before actimeo=0, then by netem delay."""
-    parts = label.split(".")
-    netem = next((int(p[5:]) for p in parts if p.startswith("netem")), 0)
-    fs = FS_ORDER.index(parts[0]) if parts[0] in FS_ORDER else len(FS_ORDER)
-    return fs, "actimeo0" in parts, netem, label
-
-
 def points(doc):
     """{label: {case: (beyond the write, WRITE RPCs or None, bytes or None)}}
-    for every configuration with a dirty.write, in figure order."""
+    for every configuration with the base case, in fs_configs order."""
     b = boot(doc)
     t = sr.table(doc)
-    labels = sorted({lb for (bt, lb, n) in t if bt == b and n == "dirty.write"}, key=_order)
+    names, base = cases(doc)
+    labels = [lb for lb in sr.fs_labels(doc) if (b, lb, base) in t]
     out = {}
     for lb in labels:
-        w = t[(b, lb, "dirty.write")]["median"]
+        w = t[(b, lb, base)]["median"]
         out[lb] = {}
-        for n in CASES:
+        for n in names:
             c = t.get((b, lb, n))
             if c is None:
                 continue
@@ -74,25 +86,27 @@ def figures(doc, outdir):
     plt = sr.pyplot()
     mode = doc["mode"]
     labels = list(pts)
+    names = list(dict.fromkeys(n for lb in labels for n in pts[lb]))
+    colour = colours(doc, names)
     xs = range(len(labels))
-    w = 0.8 / len(CASES)
+    w = 0.8 / len(names)
     fig, (a1, a2, a3) = plt.subplots(3, 1, figsize=(max(8.0, 1.15 * len(labels) + 2), 10.5),
                                      sharex=True, gridspec_kw={"height_ratios": [2.2, 1, 1]})
-    for i, n in enumerate(CASES):
+    for i, n in enumerate(names):
         pos = [x - 0.4 + (i + 0.5) * w for x in xs]
         cost = [pts[lb].get(n, (None,))[0] for lb in labels]
         a1.bar([p for p, c in zip(pos, cost) if c and c > 0], [c for c in cost if c and c > 0],
-               width=w, color=COLOURS[i], label=n.replace("dirty.", ""))
+               width=w, color=colour[n], label=n.replace("dirty.", ""))
         for p, c in zip(pos, cost):
             if c is not None and c <= 0:
                 a1.text(p, 1, "≤0", ha="center", va="bottom", fontsize=6, rotation=90)
         for ax, k in ((a2, 1), (a3, 2)):
             ys = [pts[lb].get(n, (None, None, None))[k] for lb in labels]
             ax.bar([p for p, y in zip(pos, ys) if y is not None],
-                   [y for y in ys if y is not None], width=w, color=COLOURS[i])
+                   [y for y in ys if y is not None], width=w, color=colour[n])
             for p, y in zip(pos, ys):
                 if y == 0:
-                    ax.text(p, 0, "0", ha="center", va="bottom", fontsize=7, color=COLOURS[i])
+                    ax.text(p, 0, "0", ha="center", va="bottom", fontsize=7, color=colour[n])
     for x, lb in zip(xs, labels):
         if all(v[1] is None for v in pts[lb].values()):
             for ax in (a2, a3):

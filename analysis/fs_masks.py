@@ -23,25 +23,25 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-FS_LABELS = ["ext4", "tmpfs", "nfs3", "nfs4", "nfs3.actimeo0", "nfs4.actimeo0"]
-CASES = ["stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE",
-         "statx.BASIC_STATS.DONT_SYNC", "fstat", "fstatat.empty", "statx.fd.null"]
+TAG = "mask"
 
 
 def panels(doc):
-    """(configurations, boots) to draw: the FS_LABELS the document has, and
-    its default-command-line boots with any of CASES on them (btf runs the
-    probe study only, and gets no bar)."""
+    """(configurations, boots, cases) to draw: every file-system
+    configuration without a netem delay, the default-command-line boots
+    with a case tagged mask on them (btf runs the probe study only, and
+    gets no bar), and those cases."""
     t = sr.table(doc)
-    labels = [x for x in FS_LABELS if x in sr.labels(doc)]
+    cases = sr.tagged(doc, TAG)
+    labels = sr.fs_labels(doc, netem=0)
     boots = [b for b in sr.boots(doc) if sr.IOA0 not in b
-             and any((b, lb, n) in t for lb in labels for n in CASES)]
-    return labels, boots
+             and any((b, lb, n) in t for lb in labels for n in cases)]
+    return labels, boots, cases
 
 
 def figures(doc, outdir):
     """The figure, or nothing without its cases; returns the PNGs made."""
-    labels, boots = panels(doc)
+    labels, boots, cases = panels(doc)
     if not labels or not boots:
         return []
     plt = sr.pyplot()
@@ -53,8 +53,8 @@ def figures(doc, outdir):
     for ax in axes.flat[len(labels):]:
         ax.set_visible(False)
     for k, (ax, label) in enumerate(zip(axes.flat, labels)):
-        vals = sr.case_bars(ax, doc, boots, label, CASES)
-        ax.set_yticklabels(CASES, fontsize=8)
+        vals = sr.case_bars(ax, doc, boots, label, cases)
+        ax.set_yticklabels(cases, fontsize=8)
         ax.tick_params(axis="y", labelleft=k % ncols == 0)
         ax.set_title(label, fontsize=10)
         # fstat() next to a GETATTR round trip (actimeo=0): orders of magnitude.

@@ -55,6 +55,10 @@ def merge(rundir):
                                 json.loads((boot / "raw" / "dispatch.json").read_text()))
         for raw in raws:
             r = json.loads(raw.read_text())
+            try:
+                statx_results.validate(r, "harness_file")
+            except statx_results.SchemaError as e:
+                sys.exit(f"merge.py: {raw}: not a harness file of bench/schema.json: {e}")
             # Time mode: the interval the harness aimed at, and its warning
             # when the clock was an emulator's.
             extra = {k: r[k] for k in ("ci_target", "warning") if k in r}
@@ -100,7 +104,10 @@ def merge(rundir):
         doc["scale"] = scale_runs
     if client_runs:
         doc["clients"] = client_runs
-    statx_results.validate(doc)
+    try:
+        statx_results.validate(doc)
+    except statx_results.SchemaError as e:
+        sys.exit(f"merge.py: the merged document of {rundir} breaks bench/schema.json: {e}")
     return doc
 
 

@@ -20,8 +20,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-CASES = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.BASIC_STATS.FORCE_SYNC",
-         "statx.BASIC_STATS.DONT_SYNC"]
+TAG = "sync"
 
 
 def boot(doc):
@@ -31,15 +30,17 @@ def boot(doc):
 
 
 def rows(doc):
-    """{configuration: [(cost or 0, GETATTRs per call or 0) per CASES]} on
-    boot(doc), for every NFS configuration with any of CASES there."""
+    """{configuration: [(cost or 0, GETATTRs per call or 0) per case
+    tagged sync]} on boot(doc), for every NFS configuration with any of
+    them there."""
     b = boot(doc)
     t = sr.table(doc)
+    cases = sr.tagged(doc, TAG)
     out = {}
-    for lb in sr.labels(doc):
-        if not lb.startswith("nfs") or not any((b, lb, n) in t for n in CASES):
+    for lb in sr.fs_labels(doc, fs="nfs"):
+        if not any((b, lb, n) in t for n in cases):
             continue
-        cs = [t.get((b, lb, n)) or {} for n in CASES]
+        cs = [t.get((b, lb, n)) or {} for n in cases]
         out[lb] = [(c.get("median") or 0, (c.get("nfs_ops_per_call") or {}).get("GETATTR", 0))
                    for c in cs]
     return out
@@ -53,11 +54,12 @@ def figures(doc, outdir):
     plt = sr.pyplot()
     unit = doc["configs"][0]["unit"]
     nfs = list(r)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(CASES) / 2 + 2.5),
+    cases = sr.tagged(doc, TAG)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(cases) / 2 + 2.5),
                                  sharey=True)
     ys = range(len(nfs))
-    w = 0.8 / len(CASES)
-    for i, n in enumerate(CASES):
+    w = 0.8 / len(cases)
+    for i, n in enumerate(cases):
         pos = [y - 0.4 + (i + 0.5) * w for y in ys]
         a1.barh(pos, [r[lb][i][0] for lb in nfs], height=w, label=n)
         a2.barh(pos, [r[lb][i][1] for lb in nfs], height=w, label=n)

@@ -19,32 +19,37 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-# Placeholder: (cases, kernel before, kernel after, what "after" is).
-# Patches 1-3 are measured on the series3 variant (the series up to patch
-# 3), patch 4 against it: each message gives its own patch's effect.
+# Placeholder: (tag, kernel before, kernel after, what "after" is).  The
+# cases are those bench/cases.c tags pN.  Patches 1-3 are measured on the
+# series3 variant (the series up to patch 3), patch 4 against it: each
+# message gives its own patch's effect.
 P123 = ("stock", "series3", "patches 1-3 applied")
 BLOCKS = {
-    "@@COST_P1@@": (["stat", "statx.BASIC_STATS", "fstat"],) + P123,
-    "@@COST_P2@@": (["statx.fd.null", "statx.fd.empty", "fstat"],) + P123,
-    "@@COST_P3@@": (["fstatat.empty", "glibc.fstat", "statx.fd.empty", "fstat"],) + P123,
-    "@@COST_P4@@": (["stat", "statx.BASIC_STATS", "open", "stat.name159",
-                     "stat.name160", "stat.name1024", "stat.name4095", "fstat"],
-                    "series3", "patched", "patches 1-3 before, 1-4 after"),
+    "@@COST_P1@@": ("p1",) + P123,
+    "@@COST_P2@@": ("p2",) + P123,
+    "@@COST_P3@@": ("p3",) + P123,
+    "@@COST_P4@@": ("p4", "series3", "patched", "patches 1-3 before, 1-4 after"),
 }
-LABELS = {"stat": "stat(path)", "statx.BASIC_STATS": "statx(path, BASIC_STATS)",
-          "fstat": "fstat(fd)", "statx.fd.null": "statx(fd, NULL, EMPTY_PATH)",
-          "statx.fd.empty": "statx(fd, \"\", EMPTY_PATH)",
-          "fstatat.empty": "newfstatat(fd, \"\", EMPTY_PATH)",
-          "glibc.fstat": "glibc 2.36 fstat()", "open": "open(path)+close",
-          "stat.name159": "stat(), 159-byte name", "stat.name160": "stat(), 160-byte name",
-          "stat.name1024": "stat(), 1024-byte name",
-          "stat.name4095": "stat(), 4095-byte name"}
+
+
+def label(c, glibc):
+    """A case as its row names it: the call, with a statx by path's mask,
+    glibc's version for a wrapper, a padded name's length."""
+    s = c["call"]
+    if s == "statx(path)" and c["mask_name"]:
+        s = f"statx(path, {c['mask_name']})"
+    if c["kind"] == "wrapper":
+        s = f"glibc {glibc} {s}".rstrip()
+    if "local" in c["tags"]:
+        s += f", {c['name_len']}-byte name"
+    return s
 
 
 def block(doc, spec):
-    names, before, after, what = spec
+    tag, before, after, what = spec
+    names = sr.tagged(doc, tag)
     head = {"stock": "stock", "series3": "1-3", "patched": "1-4"}
-    lines = [f"  {'':32} {head.get(before, before):>7} {head.get(after, after):>8} {'change':>8}"]
+    lines = [f"  {'':36} {head.get(before, before):>7} {head.get(after, after):>8} {'change':>8}"]
     for append, title in (("", "default"), ("init_on_alloc=0", "init_on_alloc=0")):
         if sr.config(doc, before, "ext4", append) is None:
             continue
@@ -57,7 +62,8 @@ def block(doc, spec):
             sv = f"{s['median']:.0f}" if s["ret"] >= 0 else s["errno"]
             ch = (f"{(p['median'] - s['median']) / s['median'] * 100:+.1f}%"
                   if s["ret"] >= 0 else "")
-            lines.append(f"    {LABELS[n]:30} {sv:>7} {p['median']:8.0f} {ch:>8}".rstrip())
+            glibc = sr.config(doc, before, "ext4", append)["env"].get("glibc", "")
+            lines.append(f"    {label(s, glibc):34} {sv:>7} {p['median']:8.0f} {ch:>8}".rstrip())
     lines.append(f"  (run {doc.get('run_id', '?')}; {what})")
     return "\n".join(lines)
 

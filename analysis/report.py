@@ -33,15 +33,6 @@ import series  # noqa: E402
 import statx_results as sr  # noqa: E402
 import targets as tg  # noqa: E402
 
-MAIN_CASES = [
-    "stat", "lstat", "fstat", "fstatat.empty", "fstatat.null",
-    "statx.BASIC_STATS", "statx.ALL", "statx.TYPE", "statx.MODE",
-    "statx.SIZE", "statx.MTIME", "statx.INO", "statx.BTIME",
-    "statx.TYPE|INO", "statx.SIZE|MTIME", "statx.BASIC_STATS.FORCE_SYNC",
-    "statx.BASIC_STATS.DONT_SYNC", "statx.SIZE.DONT_SYNC", "statx.symlink",
-    "statx.symlink.NOFOLLOW", "statx.fd.empty", "statx.fd.null",
-    "statx.opath.empty", "glibc.stat", "glibc.lstat", "glibc.fstat",
-]
 IOA0 = sr.IOA0
 
 
@@ -125,9 +116,7 @@ def sec_setup(r):
 
 def sec_calibration(r):
     b = r.boots[0]
-    rows = [[n, fmt(r.v(b, "floor", n), 1)] for n in
-            ("calib.rep_stosb_4096", "calib.rep_stosq_512", "calib.loop_2000",
-             "getppid", "null")]
+    rows = [[n, fmt(r.v(b, "floor", n), 1)] for n in sr.tagged(r.doc, "calib")]
     out = [md_table(["calibration case (user space)", r.unit.replace("instructions", "count")], rows), ""]
     s_def, s_ioa = r.v("stock", "ext4", "stat"), r.v(f"stock [{IOA0}]", "ext4", "stat")
     if r.mode == "cost" and s_def and s_ioa:
@@ -141,15 +130,17 @@ def sec_calibration(r):
 
 def sec_fs(r):
     out = []
-    for label in [x for x in fs_masks.FS_LABELS if x in r.labels]:
-        rows = []
-        on_nfs = label.startswith("nfs")
+    main = sr.tagged(r.doc, "main")
+    for c in sr.fs_configs(r.doc):
+        if int(c["env"].get("netem_us") or 0):
+            continue
+        label, rows, on_nfs = c["label"], [], c["fs"] == "nfs"
         # The boots that ran this configuration (btf runs the probe study
         # only, series3 ext4 and tmpfs only); RPCs from the whole series.
         boots = [b for b in r.boots if IOA0 not in b
-                 and any(r.v(b, label, n) is not None for n in MAIN_CASES)]
+                 and any(r.v(b, label, n) is not None for n in main)]
         rpc_boot = "patched" if "patched" in boots else boots[-1]
-        for name in MAIN_CASES:
+        for name in main:
             vals = [r.v(b, label, name) for b in boots]
             if all(v is None for v in vals):
                 continue
@@ -175,7 +166,7 @@ def sec_series(r):
         if s not in r.boots or p not in r.boots:
             continue
         rows = []
-        for name in series.CASES:
+        for name in series.cases(r.doc):
             a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
             ca = r.case(s, "ext4", name) or {}
             failed = ca.get("ret", 0) < 0
@@ -271,10 +262,8 @@ def dispatch_lines(r, variant):
 
 def sec_nfs(r):
     boot = nfs.boot(r.doc)
-    labels = [x for x in r.labels if x.startswith("nfs")]
-    names = ["stat", "statx.BASIC_STATS", "statx.SIZE", "statx.TYPE",
-             "statx.BASIC_STATS.FORCE_SYNC", "statx.BASIC_STATS.DONT_SYNC",
-             "statx.SIZE.DONT_SYNC", "fstat", "statx.fd.null"]
+    labels = sr.fs_labels(r.doc, fs="nfs")
+    names = sr.tagged(r.doc, nfs.TAG)
     rows = []
     for label in labels:
         c = sr.config(r.doc, boot, label)
@@ -358,20 +347,21 @@ def sec_conformance(r):
 
 
 def sec_dirty(r):
-    boot = "patched" if "patched" in r.boots else r.boots[-1]
-    labels = [lb for lb in r.labels if r.case(boot, lb, "dirty.write")]
+    boot = dirty.boot(r.doc)
+    names, base = dirty.cases(r.doc)
+    labels = [lb for lb in sr.fs_labels(r.doc) if r.case(boot, lb, base)]
     if not labels:
         return "No dirty-page cases in these results.\n"
     out = [f"A writer's stat: each call dirties one 4 KiB page of a file (pwrite) and then "
-           f"asks; the table gives the call's cost beyond `dirty.write` (the pwrite "
+           f"asks; the table gives the call's cost beyond `{base}` (the pwrite "
            f"alone), {r.unit} per call, on {boot}, with the NFS WRITE RPCs and bytes "
            "written to the server per call.  On NFS a wait for the server or a "
            "writeback timer shows in cost mode as the clock jumping to the next timer "
            "deadline, so these NFS figures are not pure instruction counts.", ""]
     rows = []
     for lb in labels:
-        w = r.v(boot, lb, "dirty.write")
-        for n in dirty.CASES:
+        w = r.v(boot, lb, base)
+        for n in names:
             c = r.case(boot, lb, n)
             if not c:
                 continue
@@ -485,7 +475,7 @@ def sec_findings(r):
                      f"both allocations: {fmt(n160['patched'])} against {fmt(n160['stock'])} "
                      f"({pct(n160['patched'], n160['stock'])}).")
         out.append(line)
-    for label in ("nfs3.actimeo0", "nfs4.actimeo0"):
+    for label in sr.fs_labels(r.doc, fs="nfs", actimeo="0", netem=0):
         st = r.case(p, label, "stat")
         ds = r.case(p, label, "statx.BASIC_STATS.DONT_SYNC")
         sz = r.case(p, label, "statx.SIZE")
@@ -494,7 +484,7 @@ def sec_findings(r):
             out.append(f"- **NFS ({label}, {p}):** stat() {fmt(st['median'])} with {g(st):.2f} GETATTR "
                        f"per call; statx(SIZE) {fmt(sz['median'])} with {g(sz):.2f}; statx(DONT_SYNC) "
                        f"{fmt(ds['median'])} with {g(ds):.2f}.")
-    for label in ("nfs3", "nfs4"):
+    for label in sr.fs_labels(r.doc, fs="nfs", actimeo="default", netem=0):
         w, st, sz = (r.v(p, label, n) for n in ("dirty.write", "dirty.stat", "dirty.statx.SIZE"))
         if w and st and sz:
             wr = lambda n: ((r.case(p, label, n) or {}).get("nfs_ops_per_call")  # noqa: E731
@@ -520,23 +510,18 @@ def sec_findings(r):
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 
-NAME_CASES = ["stat", "stat.name159", "stat.name160", "stat.name1024", "stat.name4095",
-              "stat.name4096", "statx.BASIC_STATS", "statx.name159", "statx.name160",
-              "statx.name4095", "open", "open.name159", "open.name160", "open.name4095",
-              "fstat", "fstatat.empty"]
-
-
 def sec_filename(r):
     """Patch 4: struct filename in a small object."""
     out = []
     have3 = any(b.startswith("series3") for b in r.boots)
     for suffix in ("", f" [{IOA0}]"):
         s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
-        if s not in r.boots or p not in r.boots or r.v(s, "ext4", "stat.name160") is None:
+        if s not in r.boots or p not in r.boots or all(
+                r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
             continue
         cols = [s] + ([p3] if have3 else []) + [p]
         rows, slower = [], []
-        for name in NAME_CASES:
+        for name in sr.tagged(r.doc, "namelen"):
             vals = [r.v(b, "ext4", name) for b in cols]
             if None in vals:
                 continue

@@ -21,9 +21,13 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-CASES = ["fstat", "fstatat.empty", "fstatat.null", "statx.fd.empty",
-         "statx.fd.null", "statx.opath.empty", "glibc.fstat", "stat",
-         "statx.BASIC_STATS", "statx.SIZE"]
+# The calls by descriptor, and the calls by path drawn beside them.
+TAGS = ("fd", "anchor")
+
+
+def cases(doc):
+    """The cases the series is shown by (bench/cases.c's fd and anchor tags)."""
+    return sr.tagged(doc, *TAGS)
 
 
 def pairs(doc):
@@ -32,7 +36,7 @@ def pairs(doc):
     boots = sr.boots(doc)
 
     def has(b):
-        return any((b, "ext4", n) in t for n in CASES)
+        return any((b, "ext4", n) in t for n in cases(doc))
     out = [(s, s.replace("stock", "patched")) for s in boots if s.startswith("stock")]
     return [(s, p) for s, p in out if p in boots and has(s) and has(p)]
 
@@ -47,8 +51,8 @@ def figures(doc, outdir):
     unit = doc["configs"][0]["unit"]
     fig, axes = plt.subplots(1, len(ps), figsize=(6 * len(ps), 4), squeeze=False)
     for ax, (s, p) in zip(axes[0], ps):
-        sr.case_bars(ax, doc, (s, p), "ext4", CASES)
-        ax.set_yticklabels(CASES, fontsize=8)
+        sr.case_bars(ax, doc, (s, p), "ext4", cases(doc))
+        ax.set_yticklabels(cases(doc), fontsize=8)
         ax.set_xlabel(unit + " per call", fontsize=8)
         ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
         ax.legend(fontsize=8)

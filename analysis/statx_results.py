@@ -10,35 +10,36 @@ SCHEMA = 1
 # The kernel command line the study boots besides Debian's default.
 IOA0 = "init_on_alloc=0"
 
-CONFIG_KEYS = ("variant", "kernel_append", "label", "fs", "mode", "unit",
-               "vm", "env", "overhead", "cases")
-CASE_KEYS = ("name", "call", "kind", "mask", "mask_name", "flags", "ret",
-             "errno", "iters", "median", "samples")
+# The one schema (bench/schema.json; bench/SCHEMA.md explains it): every
+# section a document may have, checked with python3-jsonschema.
+SCHEMA_FILE = pathlib.Path(__file__).resolve().parent.parent / "bench" / "schema.json"
 
 
 class SchemaError(ValueError):
     pass
 
 
-def validate(doc):
-    """Raise SchemaError unless doc is a results document of our schema."""
-    if doc.get("schema") != SCHEMA:
-        raise SchemaError(f"schema {doc.get('schema')!r}, expected {SCHEMA}")
-    if not isinstance(doc.get("configs"), list) or not doc["configs"]:
-        raise SchemaError("no configs")
-    for i, c in enumerate(doc["configs"]):
-        missing = [k for k in CONFIG_KEYS if k not in c]
-        if missing:
-            raise SchemaError(f"config {i}: missing {', '.join(missing)}")
-        if c["mode"] not in ("cost", "time"):
-            raise SchemaError(f"config {i}: mode {c['mode']!r}")
-        for case in c["cases"]:
-            missing = [k for k in CASE_KEYS if k not in case]
-            if missing:
-                raise SchemaError(f"config {i} case {case.get('name')}: "
-                                  f"missing {', '.join(missing)}")
-            if not case["samples"]:
-                raise SchemaError(f"config {i} case {case['name']}: no samples")
+def _validator(ref=None):
+    import jsonschema
+    schema = json.loads(SCHEMA_FILE.read_text())
+    if ref:
+        schema = {**schema, "$ref": f"#/$defs/{ref}"}
+        for k in ("type", "required", "properties"):
+            schema.pop(k, None)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate(doc, ref=None):
+    """Raise SchemaError unless doc follows bench/schema.json (REF: one of
+    its $defs, e.g. "harness_file"); the message names the first field
+    that does not, by its path.  Returns doc."""
+    errors = sorted(_validator(ref).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SchemaError(f"{where}: {e.message[:300]}{more}")
     return doc
 
 
@@ -107,6 +108,66 @@ def boots(doc):
 def labels(doc):
     """Every configuration label of a document, in the order of its configs."""
     return list(dict.fromkeys(c["label"] for c in doc["configs"]))
+
+
+def tagged(doc, *tags, without=()):
+    """The names of the cases carrying any of TAGS and none of WITHOUT, in
+    the harness's order (bench/cases.c): the one way the analysis picks
+    cases, so that a case tagged there reaches every table and figure of
+    its tags."""
+    want, skip = set(tags), set(without)
+    names = {}
+    for c in doc["configs"]:
+        for case in c["cases"]:
+            t = set(case["tags"])
+            if t & want and not t & skip:
+                names.setdefault(case["name"], None)
+    return list(names)
+
+
+def case_info(doc, name):
+    """The first record of case NAME in doc (its call, tags, mask,
+    name_len), or None."""
+    for c in doc["configs"]:
+        for case in c["cases"]:
+            if case["name"] == name:
+                return case
+    return None
+
+
+def fs_configs(doc):
+    """The file-system configurations of a document (not the floor, not
+    the probe study), as their first config, in one order: local file
+    systems, then NFS by version, the attribute cache on before actimeo=0,
+    then by netem delay.  Read from what each configuration recorded
+    (bench/guest-bench.sh's table), never from a list of labels."""
+    def key(c):
+        e = c["env"]
+        vers = e.get("nfs_vers") or "0"
+        return (c["fs"] == "nfs", tuple(int(x) for x in vers.split(".")),
+                e.get("actimeo", "default") != "default", int(e.get("netem_us") or 0),
+                c["label"])
+    out = {}
+    for c in sorted((c for c in doc["configs"] if c["fs"] and "probe" not in c["env"]),
+                    key=key):
+        out.setdefault(c["label"], c)
+    return list(out.values())
+
+
+def fs_labels(doc, fs=None, actimeo=None, netem=None):
+    """Labels of fs_configs(doc), those on file system FS, with the
+    attribute cache ACTIMEO ("default", "0") and the delay NETEM (µs)."""
+    out = []
+    for c in fs_configs(doc):
+        e = c["env"]
+        if fs is not None and c["fs"] != fs:
+            continue
+        if actimeo is not None and e.get("actimeo") != actimeo:
+            continue
+        if netem is not None and int(e.get("netem_us") or 0) != netem:
+            continue
+        out.append(c["label"])
+    return out
 
 
 def table(doc):

@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench-timemode.sh - time mode's stopping rule, on the host's own clock
+# bench-timemode.sh - time mode's stopping rule, and selection by tag, on
+# the host's own clock
 # (user space only: the harness makes system calls, nothing is loaded):
 # rounds are added until every case's 95% interval of the median is
 # within --ci-target of it, and no further than --max-samples.
@@ -21,3 +22,8 @@ cases=null,getppid,stat,fstat
 	--ci-target 1e-9 --json "$dir/tight.json" >"$dir/tight.out"
 cat "$dir/loose.out" "$dir/tight.out"
 /usr/bin/python3 "$ROOT/tests/checks.py" timemode "$dir/loose.json" "$dir/tight.json"
+# Selection by tag (bench/cases.c): what --list says, and nothing else.
+"$B" --list >"$dir/list"
+"$B" --mode time --dir "$dir" --tags fd --skip-tags p2 --samples 3 --max-seconds 1 \
+	--json "$dir/tags.json" >/dev/null
+/usr/bin/python3 "$ROOT/tests/checks.py" tags "$dir/tags.json" "$dir/list"

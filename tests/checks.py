@@ -4,6 +4,7 @@ each (tests/analysis/test_checks.py gives each passing and failing data).
 
 usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
        checks.py timemode LOOSE.json TIGHT.json      (tests/bench-timemode.sh)
+       checks.py tags TAGS.json LIST                 (tests/bench-timemode.sh)
        checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
        checks.py scale SCALEDIR                      (tests/scale-quick.sh)
 
@@ -12,6 +13,7 @@ Each prints what it found, then a "FAIL: ..." line per problem, and exits
 """
 import json
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "analysis"))
@@ -76,7 +78,18 @@ def timemode(loose, tight):
     return out, bad
 
 
-QUICK_LABELS = {"floor", "ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4", "nfs4.actimeo0"}
+def config_table(path=None):
+    """bench/guest-bench.sh's CONFIGS table: [{label, fs, scope, vers,
+    opts, netem}], the one place the file-system configurations are
+    written."""
+    path = path or pathlib.Path(__file__).resolve().parent.parent / "bench" / "guest-bench.sh"
+    m = re.search(r"^CONFIGS='\n(.*?)^'", pathlib.Path(path).read_text(), re.S | re.M)
+    keys = ("label", "fs", "scope", "vers", "opts", "netem")
+    return [dict(zip(keys, line.split())) for line in m.group(1).splitlines() if line.strip()]
+
+
+# A QUICK run: the floor and every configuration but the full run's.
+QUICK_LABELS = {"floor"} | {c["label"] for c in config_table() if c["scope"] != "full"}
 
 
 def quick(doc, drift):
@@ -178,6 +191,34 @@ def scale(r, ls_ways, fio_types):
     return out, bad
 
 
+def tags(doc, listing):
+    """Selection by tag: the harness's file holds exactly the cases its
+    --list gives the tag fd and not the tag p2 (the run's --tags fd
+    --skip-tags p2), each with its tags; and the file follows
+    bench/schema.json's harness_file."""
+    out, bad = [], []
+    want = []
+    for line in listing.splitlines():
+        words = line.replace("(quick)", "").split()
+        if "fd" in words[1:] and "p2" not in words[1:]:
+            want.append(words[0])
+    got = [c["name"] for c in doc["cases"]]
+    if not want:
+        bad.append("--list gives no case the tag fd without p2")
+    if got != want:
+        bad.append(f"--tags fd --skip-tags p2 ran {got}, --list says {want}")
+    for c in doc["cases"]:
+        if "fd" not in c["tags"] or "p2" in c["tags"]:
+            bad.append(f"{c['name']}: tags {c['tags']}")
+    try:
+        sr.validate(doc, "harness_file")
+    except sr.SchemaError as e:
+        bad.append(f"not a harness file of bench/schema.json: {e}")
+    if not bad:
+        out.append(f"tags: --tags fd --skip-tags p2 ran {', '.join(got)}")
+    return out, bad
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -186,6 +227,8 @@ def main(argv):
         out, bad = determinism(*map(read_json, args))
     elif what == "timemode" and len(args) == 2:
         out, bad = timemode(*map(read_json, args))
+    elif what == "tags" and len(args) == 2:
+        out, bad = tags(read_json(args[0]), pathlib.Path(args[1]).read_text())
     elif what == "quick" and len(args) == 2:
         out, bad = quick(sr.load(args[0]), read_json(args[1]))
     elif what == "scale" and len(args) == 1:

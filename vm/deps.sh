@@ -14,7 +14,7 @@ PACKAGES=(
 	# tracing and peers, run inside the guest from the host's root
 	bpftrace bpfcc-tools linux-perf fio
 	# analysis and tests
-	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest
+	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest python3-jsonschema
 	shellcheck python3-pyflakes
 )
 

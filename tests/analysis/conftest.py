@@ -9,10 +9,26 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "analysis"))
 
 
-def make_case(name, median, samples=None, ret=0, errno="", getattr_=None, mask=0):
-    c = {"name": name, "call": name, "kind": "raw", "mask": mask, "mask_name": "",
-         "flags": 0, "ret": ret, "errno": errno, "iters": 10, "median": median,
-         "samples": samples or [median] * 5}
+def _reference_cases():
+    """{name: case} of the committed reference run: the fixture's cases take
+    their tags, call, kind and name length from the harness's own record."""
+    import json
+    doc = json.loads((ROOT / "analysis" / "reference" / "summary.json").read_text())
+    return {x["name"]: x for c in doc["configs"] for x in c["cases"]}
+
+
+REFERENCE = _reference_cases()
+
+
+def make_case(name, median, samples=None, ret=0, errno="", getattr_=None, mask=0,
+              tags=None, kind="raw"):
+    samples = samples or [median] * 5
+    ref = REFERENCE.get(name, {})
+    c = {"name": name, "call": ref.get("call", name), "kind": ref.get("kind", kind),
+         "tags": ref.get("tags", []) if tags is None else tags, "mask": mask,
+         "mask_name": "", "flags": ref.get("flags", 0), "name_len": ref.get("name_len", 13),
+         "ret": ret, "errno": errno, "iters": 10, "median": median, "samples": samples,
+         "ci95": [min(samples), max(samples)]}
     if getattr_ is not None:
         c["nfs_ops_per_call"] = {"GETATTR": getattr_, "LOOKUP": 0.0, "ACCESS": 0.0,
                                  "WRITE": 0.0, "COMMIT": 0.0}
@@ -21,13 +37,16 @@ def make_case(name, median, samples=None, ret=0, errno="", getattr_=None, mask=0
 
 def make_config(variant, label, cases, append="", mode="cost"):
     return {"variant": variant, "kernel_append": append, "label": label,
-            "fs": label.split(".")[0].rstrip("34"), "mode": mode,
+            "fs": "" if label == "floor" else label.split(".")[0].rstrip("34"), "mode": mode,
             "unit": "instructions" if mode == "cost" else "ns",
             "vm": {"variant": variant, "release": f"6.1.0-{variant}", "config_hash": "abc",
                    "mode": mode, "accel": "tcg", "accel_note": "", "qemu": "QEMU 7.2",
                    "host_cpu": "cpu"},
-            "config_diff": "CONFIG_X n -> y\n", "env": {"init_on_alloc": "1", "glibc": "2.36",
-                                                          "mount": "ext4 rw", "cpu": "qemu"},
+            "config_diff": "CONFIG_X n -> y\n", "env": {
+                "init_on_alloc": "1", "glibc": "2.36", "release": f"6.1.0-{variant}",
+                "mount": "ext4 rw", "cpu": "qemu", "netem_us": "0",
+                **({"nfs_vers": label[3], "actimeo": "0" if "actimeo0" in label else "default"}
+                   if label.startswith("nfs") else {})},
             "overhead": {"fixed": 40.0, "per_iter": 6.0}, "cases": cases}
 
 

@@ -1,5 +1,6 @@
 import copy
 import json
+import re
 import subprocess
 
 import pytest
@@ -246,6 +247,7 @@ def test_merge_reads_conformance_runs(tmp_path):
     (boot / "vm.env").write_text("variant=stock\nkernel_append=\nmode=cost\n")
     raw = make_config("stock", "ext4", [make_case("stat", 10.0)])
     raw = {k: raw[k] for k in ("label", "fs", "mode", "unit", "env", "overhead", "cases")}
+    raw["schema"] = 1
     (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
     (tmp_path / "conformance" / "stock").mkdir(parents=True)
     (tmp_path / "conformance" / "stock" / "output").write_text(_tap(TESTS, 20, 30))
@@ -322,7 +324,8 @@ def _scale_entry(fio=True):
                                     "getdents+statx.BASIC_STATS", "debian_ls_syscalls")},
                          real_ls={"hot_per_entry": 20000.0, "cold_per_entry": 44000.0})}
              for n in (10, 1000)]
-    doc = {"kind": "scale", "fs": "ext4", "unit": "ns", "mode": "cost",
+    doc = {"schema": 1, "kind": "scale", "fs": "ext4", "unit": "ns", "mode": "cost",
+           "env": {"dir": "/mnt/ext4/scale", "quick": 1}, "overhead": {"clock_pair": 30},
            "ls_mask_name": "MODE|SIZE", "depth": depth, "files": files}
 
     def job(mean):
@@ -543,8 +546,10 @@ def test_kernel_colour_ignores_the_command_line(doc):
 
 def test_fs_masks_figure_from_fixture_and_skipped_without(doc, tmp_path):
     import fs_masks
-    labels, boots = fs_masks.panels(doc)
+    labels, boots, cases = fs_masks.panels(doc)
     assert labels == ["ext4", "nfs3.actimeo0"] and boots == ["stock", "patched"]
+    assert cases == ["stat", "fstat", "fstatat.empty", "statx.BASIC_STATS", "statx.fd.null",
+                     "statx.SIZE"]
     _figure(fs_masks.figures(doc, tmp_path), tmp_path, "filesystems")
     svg = (tmp_path / "filesystems.svg").read_text()
     assert "fails: EFAULT" in svg and "nfs3.actimeo0" in svg
@@ -570,7 +575,8 @@ def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
     import name_length
     ls = name_length.lines(_with_names(doc))
     assert list(ls) == ["stock", "stock [init_on_alloc=0]", "patched"]
-    assert ls["patched"] == [3900.0, 4700.0, 5600.0, None, None]
+    assert [n for n, _ in name_length.lengths(_with_names(doc))] == [13, 159, 160]
+    assert ls["patched"] == [3900.0, 4700.0, 5600.0]
     _figure(name_length.figures(_with_names(doc), tmp_path), tmp_path, "filename")
     assert "patch 4" in (tmp_path / "filename.svg").read_text()
     assert name_length.figures(doc, tmp_path / "none") == []
@@ -580,8 +586,11 @@ def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
 def test_nfs_figure_from_fixture_and_skipped_without(doc, tmp_path):
     import nfs
     assert nfs.boot(doc) == "patched"
-    assert nfs.rows(doc) == {"nfs3.actimeo0": [(168000.0, 1.7), (0, 0), (90000.0, 1.0),
-                                               (0, 0), (0, 0)]}
+    # The cases tagged sync, in the order the results first hold them.
+    assert sr.tagged(doc, "sync") == ["stat", "fstat", "statx.BASIC_STATS", "statx.fd.null",
+                                      "statx.SIZE"]
+    assert nfs.rows(doc) == {"nfs3.actimeo0": [(168000.0, 1.7), (0, 0), (0, 0), (0, 0),
+                                               (90000.0, 1.0)]}
     _figure(nfs.figures(doc, tmp_path), tmp_path, "nfs")
     assert "GETATTR RPCs per call" in (tmp_path / "nfs.svg").read_text()
     # NFS measured on stock only, read on patched: nothing to draw.
@@ -642,3 +651,89 @@ def test_patch_numbers_refill_replaces_the_old_table_only(doc):
         "Subject: [PATCH 4/4] x\n" + blocks["@@COST_P4@@"] + "\n---\n"
     assert patch_numbers.fill("Subject: [PATCH 2/4] x\nnothing\n---\n", blocks) == \
         "Subject: [PATCH 2/4] x\nnothing\n---\n"
+
+
+# --- one vocabulary: a case or a configuration is written once ----------------
+
+def _with_new_case(doc):
+    """doc with one case no analysis module names, "statx.NEW", tagged as
+    bench/cases.c would tag it, in every configuration with files."""
+    d = copy.deepcopy(doc)
+    for c in d["configs"]:
+        if c["label"] != "floor":
+            c["cases"].append(make_case("statx.NEW", 4321.0, getattr_=0.5,
+                                        tags=["main", "mask", "sync", "fd", "p2"]))
+    return d
+
+
+def test_a_new_case_reaches_every_table_and_figure_of_its_tags(doc, tmp_path):
+    import compare
+    import fs_masks
+    import nfs
+    import patch_numbers
+    import series
+    d = _with_new_case(doc)
+    r = report.Report(d)
+    assert "`statx.NEW` | 4,321 | 4,321" in report.sec_fs(r)
+    assert "`statx.NEW`" in report.sec_series(r)
+    assert "`statx.NEW` | 4,321 | 0.50" in report.sec_nfs(r)
+    assert "statx.NEW" in fs_masks.panels(d)[2]
+    assert "statx.NEW" in series.cases(d)
+    assert nfs.rows(d)["nfs3.actimeo0"][sr.tagged(d, "sync").index("statx.NEW")] == (4321.0, 0.5)
+    assert "statx.NEW" in patch_numbers.block(d, ("p2", "stock", "patched", "test"))
+    # The regression gate: a case slower on the new kernel is a regression.
+    sr.case(d, "patched", "ext4", "statx.NEW").update(median=5000.0, samples=[5000.0] * 5)
+    rows = compare.compare(d, "stock", "patched", 0.5)
+    assert any(row[2] == "statx.NEW" and row[-1] == "regressed" for row in rows), rows
+    # Untagged, it reaches the gate and no table.
+    for c in d["configs"]:
+        for x in c["cases"]:
+            if x["name"] == "statx.NEW":
+                x["tags"] = []
+    assert "statx.NEW" not in report.sec_fs(report.Report(d))
+    assert any(row[2] == "statx.NEW" for row in compare.compare(d, "stock", "patched", 0.5))
+
+
+def test_a_new_configuration_reaches_the_tables(doc):
+    """A configuration is a line of bench/guest-bench.sh's table; what it
+    records (fs, actimeo, netem_us, nfs_vers) places it, not its label."""
+    import fs_masks
+    import nfs
+    d = copy.deepcopy(doc)
+    new = make_config("patched", "nfs4.noac",
+                      [make_case("stat", 99000.0, getattr_=1.0),
+                       make_case("statx.SIZE", 88000.0, getattr_=1.0),
+                       make_case("statx.BASIC_STATS.DONT_SYNC", 9000.0, getattr_=0.0)])
+    new["env"].update(nfs_vers="4.2", actimeo="0", netem_us="0")
+    d["configs"].append(new)
+    r = report.Report(d)
+    assert sr.fs_labels(d) == ["ext4", "nfs3.actimeo0", "nfs4.noac"]
+    assert sr.fs_labels(d, fs="nfs", actimeo="0", netem=0) == ["nfs3.actimeo0", "nfs4.noac"]
+    assert "**nfs4.noac**" in report.sec_fs(r)
+    assert "| nfs4.noac | 0 | 0 | `stat` | 99,000 | 1.00" in report.sec_nfs(r)
+    assert "nfs4.noac" in fs_masks.panels(d)[0]
+    assert "nfs4.noac" in nfs.rows(d)
+    assert "NFS (nfs4.noac, patched)" in report.sec_findings(r)
+
+
+@pytest.mark.parametrize("section, breakage, where", [
+    ("dispatch", lambda x: x["stock"]["per_nr"].update({"five": {}}), "dispatch/stock/per_nr"),
+    ("conformance", lambda x: x["stock"]["tests"].update({"conf.ext4.a": "maybe"}),
+     "conformance/stock/tests/conf.ext4.a"),
+    ("clients", lambda x: x["patched"]["ext4"]["runs"][0].pop("client"),
+     "clients/patched/ext4/runs/0"),
+    ("scale", lambda x: x[0]["scale"]["ext4"].pop("depth"), "scale/0/scale/ext4"),
+    ("configs", lambda x: x[1]["cases"][0].update(tags=["Main"]), "configs/1/cases/0/tags/0"),
+])
+def test_schema_checks_every_section(doc, tmp_path, section, breakage, where):
+    d = copy.deepcopy(doc)
+    d["dispatch"] = {"stock": {"function": "x64_sys_call", "per_nr": {
+        "5": {"instructions": 12, "handler": "__x64_sys_newfstat"}}}}
+    d["conformance"] = {"stock": {"tests": {"conf.ext4.a": "pass"}, "by_fs": {
+        "ext4": {"pass": 1, "fail": 0, "skip": 0}}, "totals": {"pass": 1, "fail": 0, "skip": 0}}}
+    d["clients"] = _client_runs(tmp_path)
+    d["scale"] = [_scale_entry()]
+    assert sr.validate(d) is d
+    breakage(d[section])
+    with pytest.raises(sr.SchemaError, match="^" + re.escape(where)):
+        sr.validate(d)

@@ -28,6 +28,27 @@ def test_determinism():
     assert checks.determinism(a, {"cases": []})[1]
 
 
+def test_tags():
+    listing = ("fstat       raw fstat(fd)      main fd p2 (quick)\n"
+               "glibc.fstat wrapper fstat()    main fd p3\n"
+               "stat        raw newfstatat     main\n")
+    cfg = make_config("stock", "ext4", [make_case("glibc.fstat", 10.0, tags=["main", "fd", "p3"])])
+    doc = {"schema": 1, **{k: cfg[k] for k in ("label", "fs", "mode", "unit", "env",
+                                                 "overhead", "cases")}}
+    out, bad = checks.tags(doc, listing)
+    assert bad == [] and "glibc.fstat" in out[0]
+    more = copy.deepcopy(doc)
+    more["cases"].append(make_case("fstat", 5.0, tags=["main", "fd", "p2"]))
+    assert any("--list says" in b for b in checks.tags(more, listing)[1])
+    untagged = copy.deepcopy(doc)
+    untagged["cases"][0]["tags"] = ["main"]
+    assert any("tags ['main']" in b for b in checks.tags(untagged, listing)[1])
+    broken = copy.deepcopy(doc)
+    del broken["schema"]
+    assert any("bench/schema.json" in b for b in checks.tags(broken, listing)[1])
+    assert checks.tags(doc, "stat raw newfstatat main\n")[1]
+
+
 def timemode_doc(n, met):
     return {"ci_target": 0.5, "cases": [
         {"name": name, "samples": [1.0] * n, "median": 1.0, "ci95": [0.9, 1.1], "ci_met": met}
