@@ -37,6 +37,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import fmt, md_table  # noqa: E402
 
 CALL = re.compile(r"@calls\[(\w+), (\d+), (\d+)\]: (\d+)")
 GETATTR = re.compile(r"@getattr\[([\w.-]+), (\d+), (\d+)\]: (\d+)")
@@ -198,6 +199,48 @@ def _vm_env(d):
         if p.exists():
             return dict(line.split("=", 1) for line in p.read_text().splitlines() if "=" in line)
     return {}
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("clients", "Real clients")
+
+
+def section(r):
+    runs = r.doc.get("clients")
+    if not runs:
+        return "No real-client runs in these results (bench/run.sh runs them).\n"
+    out = []
+    for variant, cfgs in runs.items():
+        for cfg, c in cfgs.items():
+            fs = "nfs" if cfg.startswith("nfs") else cfg.split(".")[0]
+            what = c["mount"].split()[0] + (", actimeo=0" if "acregmax=0" in c["mount"] else "")
+            out += [f"{variant}, {cfg} ({what}): a directory of {c['files']} files, "
+                    "a subdirectory and a symlink; each client run once before, to warm "
+                    "caches and translation:", ""]
+            rows, seen = [], set()
+            for run in c["runs"]:
+                seen |= {x["mask"] for x in run["calls"] if x["syscall"] == "statx"}
+                seen |= {x["mask"] for x in run["getattr"] if x["fs"] == fs}
+                calls = "; ".join(
+                    f"{x['syscall']}" + (f" `{x['mask']:#x}`" if x["syscall"] == "statx" else "") +
+                    f" {flag_names(x['flags'])} ×{x['count']}"
+                    for x in sorted(run["calls"], key=lambda x: -x["count"]))
+                ga = "; ".join(f"`{x['mask']:#x}` {flag_names(x['flags'])} ×{x['count']}"
+                               for x in run["getattr"] if x["fs"] == fs) or "–"
+                rp = run["rpcs"]
+                rows.append([f"`{run['client']}`", calls, ga,
+                             fmt(run["task_clock_ns"] / 1e6, 1) if run["task_clock_ns"] else "–",
+                             " ".join(f"{k} {v}" for k, v in rp.items() if v) or "–"])
+            out += [md_table(["client", "stat-family calls (mask, flags ×n)",
+                              f"getattr on {fs} (mask, flags ×n)",
+                              "CPU (M instr.)" if r.mode == "cost" else "CPU (ms)",
+                              "NFS RPCs"], rows), ""]
+            if seen:
+                out += ["Masks: " + "; ".join(f"`{m:#x}` {sr.mask_name(m) or 'none'}"
+                                              for m in sorted(seen)) + ".", ""]
+    return "\n".join(out)
 
 
 def main():

@@ -19,7 +19,12 @@ error); everything else must be the same, test by test and count by count.
 import argparse
 import json
 import re
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import statx_results as sr  # noqa: E402
+from md import md_table  # noqa: E402
 
 FUZZ = re.compile(r"# fuzz: (\S+) (\d+) calls, (\d+) succeeded; (.*)")
 MASK = re.compile(r"# statx-mask (\S+) (0x[0-9a-f]+) (0x[0-9a-f]+)")
@@ -113,6 +118,77 @@ def series_diff(stock, patched):
         if p == "skip" and "not mounted" not in patched["skips"].get(name, ""):
             bad.append(f"patched skipped {name}: {patched['skips'].get(name)}")
     return rows, bad
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("conformance", "Conformance")
+
+
+def section(r):
+    conf = r.doc.get("conformance")
+    if not conf:
+        return "No conformance run in these results (bench/run.sh runs it).\n"
+    variants = [v for v in ("stock", "series3", "patched") if v in conf]
+    variants += [v for v in sorted(conf) if v not in variants]
+    fss = []
+    for v in variants:
+        fss += [fs for fs in conf[v]["by_fs"] if fs not in fss]
+    out = ["Tests passed / failed / skipped, per file system and kernel "
+           "(tests/guest/statx_conformance_test.c; \"any\": tests that do not "
+           "depend on the file system).", ""]
+    rows = []
+    for fs in fss:
+        row = [fs]
+        for v in variants:
+            c = conf[v]["by_fs"].get(fs)
+            row.append(f"{c['pass']} / {c['fail']} / {c['skip']}" if c else "-")
+        rows.append(row)
+    rows.append(["all"] + [f"{conf[v]['totals']['pass']} / {conf[v]['totals']['fail']} / "
+                           f"{conf[v]['totals']['skip']}" for v in variants])
+    out += [md_table(["file system"] + variants, rows), ""]
+    skips = {}
+    for v in variants:
+        for name, why in conf[v].get("skips", {}).items():
+            skips.setdefault(name, set()).add(why)
+    if skips:
+        out += ["Skipped, and why:", ""]
+        out += [f"- `{n}`: {'; '.join(sorted(w))}" for n, w in sorted(skips.items())]
+        out.append("")
+    fuzz_rows = []
+    for v in variants:
+        for fs, f in conf[v].get("fuzz", {}).items():
+            e = f["errno"]
+            fuzz_rows.append([v, fs, f"{f['calls']}", f"{f['ok']}"] +
+                             [str(e.get(k, 0)) for k in ("EFAULT", "EBADF", "EINVAL", "ENOENT",
+                                                         "ENOTDIR", "ENAMETOOLONG", "ELOOP")])
+    if fuzz_rows:
+        out += ["Fuzz runs (fixed seed; statx() and newfstatat() with random "
+                "descriptors, names, flags, masks and buffers): calls, successes "
+                "and errors.", "",
+                md_table(["kernel", "fs", "calls", "ok", "EFAULT", "EBADF", "EINVAL",
+                          "ENOENT", "ENOTDIR", "ENAMETOOLONG", "ELOOP"], fuzz_rows), ""]
+    if "stock" in conf and "patched" in conf:
+        bad = diff(conf["stock"], conf["patched"])
+        out.append("Stock against patched: " + (
+            "the same results test by test; in the fuzz run only EFAULTs "
+            "turned into successes or EBADF (the NULL name with AT_EMPTY_PATH), "
+            "as the series intends." if not bad else
+            "differences the series does not intend: " + "; ".join(bad) + "."))
+        out.append("")
+    masks = conf[variants[-1]].get("masks", {})
+    if masks:
+        asked = []
+        for fs in masks:
+            asked += [a for a in masks[fs] if a not in asked]
+        out += [f"stx_mask returned for each requested mask ({variants[-1]}; a regular "
+                "file just created, so NFS's attribute cache is fresh):", "",
+                md_table(["asked"] + list(masks),
+                         [[f"{sr.mask_name(int(a, 16)) or 'none'} `{a}`"] +
+                          [f"`{masks[fs].get(a, '-')}`" for fs in masks]
+                          for a in asked]), ""]
+    return "\n".join(out)
 
 
 def main():

@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import fmt, md_table  # noqa: E402
 
 # What asks for mtime or ctime (a mask naming them, or stat()'s all)
 # without AT_STATX_DONT_SYNC: on NFS the dirty page is flushed first.
@@ -135,6 +136,40 @@ def figures(doc, outdir):
                  f"({sr.mode_note(mode)})", fontsize=11, y=1.0)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "dirty")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("dirty", "A writer's stat")
+
+
+def section(r):
+    bt = boot(r.doc)
+    names, base = cases(r.doc)
+    labels = [lb for lb in sr.fs_labels(r.doc) if r.case(bt, lb, base)]
+    if not labels:
+        return "No dirty-page cases in these results.\n"
+    out = [f"A writer's stat: each call dirties one 4 KiB page of a file (pwrite) and then "
+           f"asks; the table gives the call's cost beyond `{base}` (the pwrite "
+           f"alone), {r.unit} per call, on {bt}, with the NFS WRITE RPCs and bytes "
+           "written to the server per call.  On NFS a wait for the server or a "
+           "writeback timer shows in cost mode as the clock jumping to the next timer "
+           "deadline, so these NFS figures are not pure instruction counts.", ""]
+    rows = []
+    for lb in labels:
+        w = r.v(bt, lb, base)
+        for n in names:
+            c = r.case(bt, lb, n)
+            if not c:
+                continue
+            ops = c.get("nfs_ops_per_call") or {}
+            rows.append([lb, n.replace("dirty.", ""), fmt(w), fmt(c["median"] - w),
+                         f"{ops['WRITE']:.2f}" if "WRITE" in ops else "-",
+                         fmt(ops["WRITE_BYTES"]) if "WRITE_BYTES" in ops else "-"])
+    out += [md_table(["config", "call after the write", "pwrite alone", "call beyond it",
+                      "WRITE RPCs", "bytes written"], rows)]
+    return "\n".join(out) + "\n"
 
 
 def main():

@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import IOA0, fmt, md_table  # noqa: E402
 
 TAG = "mask"
 
@@ -70,6 +71,40 @@ def figures(doc, outdir):
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center",
                ncol=len(boots), fontsize=9, bbox_to_anchor=(0.5, -0.04), frameon=False)
     return [sr.save_figure(fig, outdir, "filesystems")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("filesystems", "Per file system")
+
+
+def section(r):
+    out = []
+    main = sr.tagged(r.doc, "main")
+    for c in sr.fs_configs(r.doc):
+        if int(c["env"].get("netem_us") or 0):
+            continue
+        label, rows, on_nfs = c["label"], [], c["fs"] == "nfs"
+        # The boots that ran this configuration (btf runs the probe study
+        # only, series3 ext4 and tmpfs only); RPCs from the whole series.
+        boots = [b for b in r.boots if IOA0 not in b
+                 and any(r.v(b, label, n) is not None for n in main)]
+        rpc_boot = "patched" if "patched" in boots else boots[-1]
+        for name in main:
+            vals = [r.v(b, label, name) for b in boots]
+            if all(v is None for v in vals):
+                continue
+            row = [f"`{name}`"] + [fmt(v) + ("" if (r.case(b, label, name) or {}).get("ret", 0) >= 0
+                                             else f" ({r.case(b, label, name)['errno']})")
+                                   for v, b in zip(vals, boots)]
+            if on_nfs:
+                ops = (r.case(rpc_boot, label, name) or {}).get("nfs_ops_per_call", {})
+                row.append(fmt(ops.get("GETATTR"), 2))
+            rows.append(row)
+        head = ["case"] + boots + ([f"GETATTR/call ({rpc_boot})"] if on_nfs else [])
+        out += [f"**{label}**", "", md_table(head, rows), ""]
+    return "\n".join(out).rstrip()
 
 
 def main():

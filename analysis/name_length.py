@@ -18,6 +18,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import IOA0, fmt, md_table, pct  # noqa: E402
+import targets as tg  # noqa: E402
 
 CALL = "newfstatat(path)"
 
@@ -70,6 +72,59 @@ def figures(doc, outdir):
     ax.legend(fontsize=7)
     fig.suptitle(f"stat() on ext4 by name length ({sr.mode_note(doc['mode'])})", fontsize=11)
     return [sr.save_figure(fig, outdir, "filename")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("filename", "Patch 4: a small struct filename")
+
+
+def section(r):
+    """Patch 4: struct filename in a small object."""
+    out = []
+    have3 = any(b.startswith("series3") for b in r.boots)
+    for suffix in ("", f" [{IOA0}]"):
+        s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
+        if s not in r.boots or p not in r.boots or all(
+                r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
+            continue
+        cols = [s] + ([p3] if have3 else []) + [p]
+        rows, slower = [], []
+        for name in sr.tagged(r.doc, "namelen"):
+            vals = [r.v(b, "ext4", name) for b in cols]
+            if None in vals:
+                continue
+            ca = r.case(s, "ext4", name) or {}
+            note = f" ({ca['errno']})" if ca.get("ret", 0) < 0 else ""
+            row = [f"`{name}`"] + [fmt(v) + note for v in vals]
+            if have3:
+                row.append(pct(vals[-1], vals[-2]))
+            row.append(pct(vals[-1], vals[0]))
+            rows.append(row)
+            if (vals[-1] - vals[0]) / vals[0] > tg.NO_CASE_SLOWER:
+                slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
+        head = ["case"] + cols + (["patch 4 alone"] if have3 else []) + ["series vs stock"]
+        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
+        a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
+        checks = [f"`stat` by path costs {b / a * 100:.1f}% of stock "
+                  f"(target ≤ {tg.pct(tg.STAT_BY_PATH_AT_MOST)} on Debian's default: "
+                  f"{'met' if b / a <= tg.STAT_BY_PATH_AT_MOST else '**not met**'})" if not suffix else
+                  f"`stat` by path costs {b / a * 100:.1f}% of stock with {IOA0} (no target)"]
+        checks.append(f"cases more than {tg.pct(tg.NO_CASE_SLOWER)} slower than stock: " +
+                      (", ".join(slower) + " (target none: **not met**)" if slower
+                       else "none (target none: met)"))
+        out += ["- " + c for c in checks] + [""]
+    env = (sr.config(r.doc, "patched", "floor") or {}).get("env", {})
+    env_s = (sr.config(r.doc, "stock", "floor") or {}).get("env", {})
+    mem = [(k, env_s.get(k) or env.get(k)) for k in ("slab_names_cache", "slab_filename_cache")]
+    if any(v for _, v in mem):
+        out.append("Memory per name (SLUB's object size as the guest reports it, "
+                   "/sys/kernel/slab/*/slab_size): " +
+                   "; ".join(f"{k.replace('slab_', '')} {v} bytes" for k, v in mem if v) +
+                   ". Stock takes one names_cache object per name; patch 4 one filename_cache "
+                   "object, plus a names_cache object for a name of 160 bytes or more.")
+    return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
 
 
 def main():

@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import fmt, md_table  # noqa: E402
 
 TAG = "sync"
 
@@ -73,6 +74,32 @@ def figures(doc, outdir):
     fig.suptitle(f"NFS over loopback, {boot(doc)} ({sr.mode_note(doc['mode'])})", fontsize=11)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "nfs")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("nfs", "NFS")
+
+
+def section(r):
+    bt = boot(r.doc)
+    labels = sr.fs_labels(r.doc, fs="nfs")
+    names = sr.tagged(r.doc, TAG)
+    rows = []
+    for label in labels:
+        c = sr.config(r.doc, bt, label)
+        for name in names:
+            x = r.case(bt, label, name)
+            if x is None:
+                continue
+            ops = x.get("nfs_ops_per_call", {})
+            rows.append([label, c["env"].get("actimeo", ""), c["env"].get("netem_us", ""),
+                         f"`{name}`", fmt(x["median"]), fmt(ops.get("GETATTR"), 2),
+                         fmt(ops.get("LOOKUP"), 2), fmt(ops.get("ACCESS"), 2)])
+    return (f"Boot: {bt}.\n\n" +
+            md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
+                      "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
 
 
 def main():

@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import IOA0, fmt, md_table  # noqa: E402
 
 KINDS = ["tracepoint", "raw_tp", "kprobe", "kretprobe", "fentry", "fexit"]
 LOADERS = [("bpftrace (@n = count())", "probe.{}"),
@@ -99,6 +100,35 @@ def figures(doc, outdir):
                  fontsize=10)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "probes")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("probes", "Probe overhead")
+
+
+def section(r):
+    out = []
+    for boot in [b for b in r.boots if IOA0 not in b]:
+        base = r.v(boot, "probe.none", "stat")
+        if base is None:
+            continue
+
+        def cells(label):
+            x = r.v(boot, label, "stat")
+            return ["–", "–"] if x is None else [fmt(x), f"{x - base:+,.0f}"]
+        rows = [["none", fmt(base), "–", fmt(base), "–"]]
+        for p in KINDS:
+            bt = cells(f"probe.{p}") if p != "raw_tp" else ["no such probe in bpftrace 0.17", "–"]
+            rows.append([p] + bt + cells(f"probe.bpf.{p}"))
+        out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
+                "per call and the cost of one hit; \"bpftrace\" counts with `@n = count()`, "
+                "\"probe-count\" with traces/probe_count.c's eight BPF instructions at "
+                "every attach point (– : not run on this kernel):", "",
+                md_table(["attach point", "bpftrace: stat()", "one hit",
+                          "probe-count: stat()", "one hit"], rows), ""]
+    return "\n".join(out).rstrip() or "No probe study in this run (TRACE=0)."
 
 
 def main():

@@ -1,5 +1,12 @@
 #!/usr/bin/python3
-"""Figures and report sections from one results file.
+"""Figures and report sections from one results file: the driver.
+
+Each section lives beside its figure, in the figure's module (fs_masks.py,
+series.py, name_length.py, conformance.py, scale.py, dirty.py, clients.py,
+nfs.py, probes.py: SECTION and section(r)); this file keeps the findings,
+the setup and the calibration, and puts the sections together.  Numbers,
+changes and tables are written by md.py, thresholds come from targets.py,
+mask names from statx_results.py.
 
 usage: report.py RESULTS [-o DIR]                 a run's own report:
                                                   DIR/REPORT.md, DIR/*.png|svg
@@ -22,6 +29,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import clients  # noqa: E402
+import conformance  # noqa: E402
 import dirty  # noqa: E402
 import drift  # noqa: E402
 import fs_masks  # noqa: E402
@@ -31,54 +39,8 @@ import probes  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
 import statx_results as sr  # noqa: E402
-import targets as tg  # noqa: E402
 
-IOA0 = sr.IOA0
-
-
-class Report:
-    def __init__(self, doc):
-        self.doc = doc
-        self.mode = doc["mode"]
-        self.unit = doc["configs"][0]["unit"]
-        self.t = sr.table(doc)
-        self.boots = sr.boots(doc)
-        self.labels = sr.labels(doc)
-
-    def case(self, boot, label, name):
-        return self.t.get((boot, label, name))
-
-    def v(self, boot, label, name):
-        c = self.case(boot, label, name)
-        return None if c is None else c["median"]
-
-    def unit_text(self):
-        return ("instructions per call (cost mode: QEMU -icount shift=0, "
-                "1 guest ns = 1 instruction)" if self.mode == "cost"
-                else "ns per call, median (time mode)")
-
-
-def fmt(x, digits=0):
-    if x is None:
-        return "–"
-    return f"{x:,.{digits}f}"
-
-
-def pct(new, base):
-    if new is None or base is None or base == 0:
-        return "–"
-    return f"{(new - base) / base * 100:+.2f}%"
-
-
-def md_table(head, rows):
-    """A markdown table; a | inside a cell (a mask like TYPE|INO) is
-    escaped, code spans included, or it would split the cell."""
-    def cell(x):
-        return re.sub(r"(?<!\\)\|", r"\\|", str(x))
-    out = ["| " + " | ".join(cell(h) for h in head) + " |",
-           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
-    out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
-    return "\n".join(out)
+from md import IOA0, Report, fmt, md_table, pct  # noqa: E402
 
 
 # --- sections ----------------------------------------------------------------
@@ -126,319 +88,6 @@ def sec_calibration(r):
                 f"{(s_def - s_ioa) / s_def * 100:.1f}% of the call, where `rep stosb` over "
                 f"4096 bytes alone counts {fmt(r.v(b, 'floor', 'calib.rep_stosb_4096'))}."]
     return "\n".join(out)
-
-
-def sec_fs(r):
-    out = []
-    main = sr.tagged(r.doc, "main")
-    for c in sr.fs_configs(r.doc):
-        if int(c["env"].get("netem_us") or 0):
-            continue
-        label, rows, on_nfs = c["label"], [], c["fs"] == "nfs"
-        # The boots that ran this configuration (btf runs the probe study
-        # only, series3 ext4 and tmpfs only); RPCs from the whole series.
-        boots = [b for b in r.boots if IOA0 not in b
-                 and any(r.v(b, label, n) is not None for n in main)]
-        rpc_boot = "patched" if "patched" in boots else boots[-1]
-        for name in main:
-            vals = [r.v(b, label, name) for b in boots]
-            if all(v is None for v in vals):
-                continue
-            row = [f"`{name}`"] + [fmt(v) + ("" if (r.case(b, label, name) or {}).get("ret", 0) >= 0
-                                             else f" ({r.case(b, label, name)['errno']})")
-                                   for v, b in zip(vals, boots)]
-            if on_nfs:
-                ops = (r.case(rpc_boot, label, name) or {}).get("nfs_ops_per_call", {})
-                row.append(fmt(ops.get("GETATTR"), 2))
-            rows.append(row)
-        head = ["case"] + boots + ([f"GETATTR/call ({rpc_boot})"] if on_nfs else [])
-        out += [f"**{label}**", "", md_table(head, rows), ""]
-    return "\n".join(out).rstrip()
-
-
-def sec_series(r):
-    """Patches 1-3, on series3 when the run has it (patch 4 changes every
-    call by name, so the whole series cannot show their overhead)."""
-    out = []
-    p3 = "series3" if any(b.startswith("series3") for b in r.boots) else "patched"
-    for suffix in ("", f" [{IOA0}]"):
-        s, p = "stock" + suffix, p3 + suffix
-        if s not in r.boots or p not in r.boots:
-            continue
-        rows = []
-        for name in series.cases(r.doc):
-            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
-            ca = r.case(s, "ext4", name) or {}
-            failed = ca.get("ret", 0) < 0
-            note = f" ({ca['errno']})" if failed else ""
-            rows.append([f"`{name}`", fmt(a) + note, fmt(b),
-                         "works (stock fails)" if failed else pct(b, a)])
-        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "",
-                md_table(["case", s, p, "change"], rows), ""]
-        fst = r.v(p, "ext4", "fstat")
-        copy = None
-        if r.v(p, "ext4", "statx.BASIC_STATS") and r.v(p, "ext4", "stat"):
-            copy = r.v(p, "ext4", "statx.BASIC_STATS") - r.v(p, "ext4", "stat")
-        checks = []
-
-        def met(ok):
-            return "met" if ok else "**not met**"
-
-        for name in ("stat", "statx.BASIC_STATS", "fstat"):
-            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
-            if a and b:
-                checks.append(f"patches 1-3 ({p3}), events compiled in and disabled: "
-                              f"`{name}` {b - a:+,.0f} "
-                              f"({pct(b, a)}; target ≤ +{tg.pct(tg.EVENTS_OFF_OVERHEAD)}: "
-                              f"{met((b - a) / a <= tg.EVENTS_OFF_OVERHEAD)})")
-        if fst and r.v(p, "ext4", "fstatat.empty"):
-            e = r.v(p, "ext4", "fstatat.empty")
-            checks.append(f"{p3} `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
-                          f"from raw `fstat` (target within {tg.pct(tg.FD_PATH_WITHIN)}: "
-                          f"{met(abs(e - fst) / fst <= tg.FD_PATH_WITHIN)})")
-        if fst and copy is not None:
-            for name in ("statx.fd.null", "statx.fd.empty"):
-                x = r.v(p, "ext4", name)
-                if x:
-                    want = fst + copy
-                    checks.append(f"{p3} `{name}` is {pct(x, want)} from raw `fstat` "
-                                  f"plus the copy-out difference {copy:,.0f} "
-                                  f"(target within {tg.pct(tg.FD_PATH_WITHIN)}: "
-                                  f"{met(abs(x - want) / want <= tg.FD_PATH_WITHIN)})")
-        out += ["- " + c for c in checks] + [""]
-    out += dispatch_lines(r, p3)
-    return "\n".join(out).rstrip()
-
-
-# x86-64 numbers of the calls the series compares.
-NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}
-
-
-def dispatch_lines(r, variant):
-    """What the system call number costs (bench/dispatch.py), checked
-    against the two ENOSYS cases, and the fd targets without it."""
-    d = (r.doc.get("dispatch") or {}).get(variant)
-    if not d:
-        return []
-    cost = {k: d["per_nr"][str(n)]["instructions"] for k, n in NR.items()}
-    out = [f"System call dispatch: `x64_sys_call()` (the 2024 branch-history fix's "
-           f"switch, a tree of compares) takes {cost['newfstat']} instructions to reach "
-           f"newfstat (5), {cost['newfstatat']} newfstatat (262) and {cost['statx']} statx "
-           f"(332) in the running {variant} kernel (bench/dispatch.py, counted in its code "
-           f"through /proc/kcore)."]
-    m134, m174 = r.v(variant, "floor", "nosys.134"), r.v(variant, "floor", "nosys.174")
-    if m134 is not None and m174 is not None:
-        p = d["per_nr"]["134"]["instructions"] - d["per_nr"]["174"]["instructions"]
-        same = d["per_nr"]["134"]["handler"] == d["per_nr"]["174"]["handler"]
-        out[-1] += (f"  Measured check: syscall(134) and syscall(174) both reach "
-                    f"{'the same handler' if same else 'different handlers'} and cost "
-                    f"{fmt(m134)} and {fmt(m174)}, {m134 - m174:+,.0f} apart; the count "
-                    f"says {p:+d}.")
-    fst = r.v(variant, "ext4", "fstat")
-    e = r.v(variant, "ext4", "fstatat.empty")
-    sx, st = r.v(variant, "ext4", "statx.BASIC_STATS"), r.v(variant, "ext4", "stat")
-    rows = []
-    if fst and e:
-        ea = e - (cost["newfstatat"] - cost["newfstat"])
-        rows.append(f"`fstatat.empty` {fmt(ea)}: {pct(ea, fst)} from raw `fstat` "
-                    f"({'within' if abs(ea - fst) / fst <= tg.FD_PATH_WITHIN else 'not within'} "
-                    f"{tg.pct(tg.FD_PATH_WITHIN)})")
-    if fst and sx and st:
-        want = fst + (sx - st) - (cost["statx"] - cost["newfstatat"])
-        for name in ("statx.fd.null", "statx.fd.empty"):
-            x = r.v(variant, "ext4", name)
-            if x:
-                xa = x - (cost["statx"] - cost["newfstat"])
-                rows.append(f"`{name}` {fmt(xa)}: {pct(xa, want)} from `fstat` plus the "
-                            f"copy-out difference ({fmt(want)}; "
-                            f"{'within' if abs(xa - want) / want <= tg.FD_PATH_WITHIN else 'not within'} "
-                            f"{tg.pct(tg.FD_PATH_WITHIN)})")
-    if rows:
-        out += ["", f"The same targets with each call's dispatch taken out (what fs/stat.c "
-                f"adds, not the literal targets above), {variant}, ext4, Debian default:", ""]
-        out += ["- " + x for x in rows]
-    return out + [""]
-
-
-def sec_nfs(r):
-    boot = nfs.boot(r.doc)
-    labels = sr.fs_labels(r.doc, fs="nfs")
-    names = sr.tagged(r.doc, nfs.TAG)
-    rows = []
-    for label in labels:
-        c = sr.config(r.doc, boot, label)
-        for name in names:
-            x = r.case(boot, label, name)
-            if x is None:
-                continue
-            ops = x.get("nfs_ops_per_call", {})
-            rows.append([label, c["env"].get("actimeo", ""), c["env"].get("netem_us", ""),
-                         f"`{name}`", fmt(x["median"]), fmt(ops.get("GETATTR"), 2),
-                         fmt(ops.get("LOOKUP"), 2), fmt(ops.get("ACCESS"), 2)])
-    return (f"Boot: {boot}.\n\n" +
-            md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
-                      "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
-
-
-def sec_conformance(r):
-    conf = r.doc.get("conformance")
-    if not conf:
-        return "No conformance run in these results (bench/run.sh runs it).\n"
-    variants = [v for v in ("stock", "series3", "patched") if v in conf]
-    variants += [v for v in sorted(conf) if v not in variants]
-    fss = []
-    for v in variants:
-        fss += [fs for fs in conf[v]["by_fs"] if fs not in fss]
-    out = ["Tests passed / failed / skipped, per file system and kernel "
-           "(tests/guest/statx_conformance_test.c; \"any\": tests that do not "
-           "depend on the file system).", ""]
-    rows = []
-    for fs in fss:
-        row = [fs]
-        for v in variants:
-            c = conf[v]["by_fs"].get(fs)
-            row.append(f"{c['pass']} / {c['fail']} / {c['skip']}" if c else "-")
-        rows.append(row)
-    rows.append(["all"] + [f"{conf[v]['totals']['pass']} / {conf[v]['totals']['fail']} / "
-                           f"{conf[v]['totals']['skip']}" for v in variants])
-    out += [md_table(["file system"] + variants, rows), ""]
-    skips = {}
-    for v in variants:
-        for name, why in conf[v].get("skips", {}).items():
-            skips.setdefault(name, set()).add(why)
-    if skips:
-        out += ["Skipped, and why:", ""]
-        out += [f"- `{n}`: {'; '.join(sorted(w))}" for n, w in sorted(skips.items())]
-        out.append("")
-    fuzz_rows = []
-    for v in variants:
-        for fs, f in conf[v].get("fuzz", {}).items():
-            e = f["errno"]
-            fuzz_rows.append([v, fs, f"{f['calls']}", f"{f['ok']}"] +
-                             [str(e.get(k, 0)) for k in ("EFAULT", "EBADF", "EINVAL", "ENOENT",
-                                                         "ENOTDIR", "ENAMETOOLONG", "ELOOP")])
-    if fuzz_rows:
-        out += ["Fuzz runs (fixed seed; statx() and newfstatat() with random "
-                "descriptors, names, flags, masks and buffers): calls, successes "
-                "and errors.", "",
-                md_table(["kernel", "fs", "calls", "ok", "EFAULT", "EBADF", "EINVAL",
-                          "ENOENT", "ENOTDIR", "ENAMETOOLONG", "ELOOP"], fuzz_rows), ""]
-    if "stock" in conf and "patched" in conf:
-        import conformance
-        bad = conformance.diff(conf["stock"], conf["patched"])
-        out.append("Stock against patched: " + (
-            "the same results test by test; in the fuzz run only EFAULTs "
-            "turned into successes or EBADF (the NULL name with AT_EMPTY_PATH), "
-            "as the series intends." if not bad else
-            "differences the series does not intend: " + "; ".join(bad) + "."))
-        out.append("")
-    masks = conf[variants[-1]].get("masks", {})
-    if masks:
-        asked = []
-        for fs in masks:
-            asked += [a for a in masks[fs] if a not in asked]
-        out += [f"stx_mask returned for each requested mask ({variants[-1]}; a regular "
-                "file just created, so NFS's attribute cache is fresh):", "",
-                md_table(["asked"] + list(masks),
-                         [[f"{sr.mask_name(int(a, 16)) or 'none'} `{a}`"] +
-                          [f"`{masks[fs].get(a, '-')}`" for fs in masks]
-                          for a in asked]), ""]
-    return "\n".join(out)
-
-
-def sec_dirty(r):
-    boot = dirty.boot(r.doc)
-    names, base = dirty.cases(r.doc)
-    labels = [lb for lb in sr.fs_labels(r.doc) if r.case(boot, lb, base)]
-    if not labels:
-        return "No dirty-page cases in these results.\n"
-    out = [f"A writer's stat: each call dirties one 4 KiB page of a file (pwrite) and then "
-           f"asks; the table gives the call's cost beyond `{base}` (the pwrite "
-           f"alone), {r.unit} per call, on {boot}, with the NFS WRITE RPCs and bytes "
-           "written to the server per call.  On NFS a wait for the server or a "
-           "writeback timer shows in cost mode as the clock jumping to the next timer "
-           "deadline, so these NFS figures are not pure instruction counts.", ""]
-    rows = []
-    for lb in labels:
-        w = r.v(boot, lb, base)
-        for n in names:
-            c = r.case(boot, lb, n)
-            if not c:
-                continue
-            ops = c.get("nfs_ops_per_call") or {}
-            rows.append([lb, n.replace("dirty.", ""), fmt(w), fmt(c["median"] - w),
-                         f"{ops['WRITE']:.2f}" if "WRITE" in ops else "-",
-                         fmt(ops["WRITE_BYTES"]) if "WRITE_BYTES" in ops else "-"])
-    out += [md_table(["config", "call after the write", "pwrite alone", "call beyond it",
-                      "WRITE RPCs", "bytes written"], rows)]
-    return "\n".join(out) + "\n"
-
-
-def sec_clients(r):
-    runs = r.doc.get("clients")
-    if not runs:
-        return "No real-client runs in these results (bench/run.sh runs them).\n"
-    out = []
-    for variant, cfgs in runs.items():
-        for cfg, c in cfgs.items():
-            fs = "nfs" if cfg.startswith("nfs") else cfg.split(".")[0]
-            what = c["mount"].split()[0] + (", actimeo=0" if "acregmax=0" in c["mount"] else "")
-            out += [f"{variant}, {cfg} ({what}): a directory of {c['files']} files, "
-                    "a subdirectory and a symlink; each client run once before, to warm "
-                    "caches and translation:", ""]
-            rows, seen = [], set()
-            for run in c["runs"]:
-                seen |= {x["mask"] for x in run["calls"] if x["syscall"] == "statx"}
-                seen |= {x["mask"] for x in run["getattr"] if x["fs"] == fs}
-                calls = "; ".join(
-                    f"{x['syscall']}" + (f" `{x['mask']:#x}`" if x["syscall"] == "statx" else "") +
-                    f" {clients.flag_names(x['flags'])} ×{x['count']}"
-                    for x in sorted(run["calls"], key=lambda x: -x["count"]))
-                ga = "; ".join(f"`{x['mask']:#x}` {clients.flag_names(x['flags'])} ×{x['count']}"
-                               for x in run["getattr"] if x["fs"] == fs) or "–"
-                rp = run["rpcs"]
-                rows.append([f"`{run['client']}`", calls, ga,
-                             fmt(run["task_clock_ns"] / 1e6, 1) if run["task_clock_ns"] else "–",
-                             " ".join(f"{k} {v}" for k, v in rp.items() if v) or "–"])
-            out += [md_table(["client", "stat-family calls (mask, flags ×n)",
-                              f"getattr on {fs} (mask, flags ×n)",
-                              "CPU (M instr.)" if r.mode == "cost" else "CPU (ms)",
-                              "NFS RPCs"], rows), ""]
-            if seen:
-                out += ["Masks: " + "; ".join(f"`{m:#x}` {sr.mask_name(m) or 'none'}"
-                                              for m in sorted(seen)) + ".", ""]
-    return "\n".join(out)
-
-
-def sec_scaling(r):
-    runs = scale.from_results(r.doc)
-    if not runs:
-        return "No scaling study in these results (bench/run.sh runs it).\n"
-    text = scale.markdown(runs)
-    return text.split("\n", 2)[2] if text.startswith("## ") else text
-
-
-def sec_probes(r):
-    out = []
-    for boot in [b for b in r.boots if IOA0 not in b]:
-        base = r.v(boot, "probe.none", "stat")
-        if base is None:
-            continue
-
-        def cells(label):
-            x = r.v(boot, label, "stat")
-            return ["–", "–"] if x is None else [fmt(x), f"{x - base:+,.0f}"]
-        rows = [["none", fmt(base), "–", fmt(base), "–"]]
-        for p in probes.KINDS:
-            bt = cells(f"probe.{p}") if p != "raw_tp" else ["no such probe in bpftrace 0.17", "–"]
-            rows.append([p] + bt + cells(f"probe.bpf.{p}"))
-        out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
-                "per call and the cost of one hit; \"bpftrace\" counts with `@n = count()`, "
-                "\"probe-count\" with traces/probe_count.c's eight BPF instructions at "
-                "every attach point (– : not run on this kernel):", "",
-                md_table(["attach point", "bpftrace: stat()", "one hit",
-                          "probe-count: stat()", "one hit"], rows), ""]
-    return "\n".join(out).rstrip() or "No probe study in this run (TRACE=0)."
 
 
 def sec_findings(r):
@@ -510,67 +159,14 @@ def sec_findings(r):
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 
-def sec_filename(r):
-    """Patch 4: struct filename in a small object."""
-    out = []
-    have3 = any(b.startswith("series3") for b in r.boots)
-    for suffix in ("", f" [{IOA0}]"):
-        s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
-        if s not in r.boots or p not in r.boots or all(
-                r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
-            continue
-        cols = [s] + ([p3] if have3 else []) + [p]
-        rows, slower = [], []
-        for name in sr.tagged(r.doc, "namelen"):
-            vals = [r.v(b, "ext4", name) for b in cols]
-            if None in vals:
-                continue
-            ca = r.case(s, "ext4", name) or {}
-            note = f" ({ca['errno']})" if ca.get("ret", 0) < 0 else ""
-            row = [f"`{name}`"] + [fmt(v) + note for v in vals]
-            if have3:
-                row.append(pct(vals[-1], vals[-2]))
-            row.append(pct(vals[-1], vals[0]))
-            rows.append(row)
-            if (vals[-1] - vals[0]) / vals[0] > tg.NO_CASE_SLOWER:
-                slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
-        head = ["case"] + cols + (["patch 4 alone"] if have3 else []) + ["series vs stock"]
-        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
-        a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
-        checks = [f"`stat` by path costs {b / a * 100:.1f}% of stock "
-                  f"(target ≤ {tg.pct(tg.STAT_BY_PATH_AT_MOST)} on Debian's default: "
-                  f"{'met' if b / a <= tg.STAT_BY_PATH_AT_MOST else '**not met**'})" if not suffix else
-                  f"`stat` by path costs {b / a * 100:.1f}% of stock with {IOA0} (no target)"]
-        checks.append(f"cases more than {tg.pct(tg.NO_CASE_SLOWER)} slower than stock: " +
-                      (", ".join(slower) + " (target none: **not met**)" if slower
-                       else "none (target none: met)"))
-        out += ["- " + c for c in checks] + [""]
-    env = (sr.config(r.doc, "patched", "floor") or {}).get("env", {})
-    env_s = (sr.config(r.doc, "stock", "floor") or {}).get("env", {})
-    mem = [(k, env_s.get(k) or env.get(k)) for k in ("slab_names_cache", "slab_filename_cache")]
-    if any(v for _, v in mem):
-        out.append("Memory per name (SLUB's object size as the guest reports it, "
-                   "/sys/kernel/slab/*/slab_size): " +
-                   "; ".join(f"{k.replace('slab_', '')} {v} bytes" for k, v in mem if v) +
-                   ". Stock takes one names_cache object per name; patch 4 one filename_cache "
-                   "object, plus a names_cache object for a name of 160 bytes or more.")
-    return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
-
-
-SECTIONS = {
-    "findings": sec_findings,
-    "setup": sec_setup,
-    "calibration": sec_calibration,
-    "filesystems": sec_fs,
-    "series": sec_series,
-    "filename": sec_filename,
-    "conformance": sec_conformance,
-    "scaling": sec_scaling,
-    "dirty": sec_dirty,
-    "clients": sec_clients,
-    "nfs": sec_nfs,
-    "probes": sec_probes,
-}
+# The sections in REPORT.md's order: the driver's own three, then each
+# figure module's (its SECTION names it, its section(r) writes it).
+OWN = {"findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
+       "calibration": ("Calibration", sec_calibration)}
+MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes)
+SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
+            **{m.SECTION[0]: m.section for m in MODULES}}
+TITLES = {**{k: t for k, (t, _) in OWN.items()}, **{m.SECTION[0]: m.SECTION[1] for m in MODULES}}
 
 
 # --- figures -------------------------------------------------------------------
@@ -643,13 +239,8 @@ def standalone(r, figs):
     s = render_sections(r)
     parts = [f"# statx() study: run {r.doc.get('run_id', '')}", "",
              "Generated by analysis/report.py from this run's results.json.", ""]
-    titles = {"findings": "Findings", "setup": "Setup", "calibration": "Calibration",
-              "filesystems": "Per file system", "series": "The patch series", "filename": "Patch 4: a small struct filename", "nfs": "NFS",
-              "conformance": "Conformance", "scaling": "Scaling and workloads",
-              "dirty": "A writer's stat", "clients": "Real clients",
-              "probes": "Probe overhead"}
     for name, body in s.items():
-        parts += [f"## {titles[name]}", "", body]
+        parts += [f"## {TITLES[name]}", "", body]
     d = sec_drift(r)
     if d:
         parts += ["## Against the reference run", "", d]

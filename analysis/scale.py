@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import fmt, md_table  # noqa: E402
 
 FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4"]
 DEPTH_CALLS = ["stat", "statx.BASIC_STATS", "statx.TYPE|MODE"]
@@ -94,18 +95,6 @@ def mode_note(results):
     if mode == "cost":
         return "cost mode: instructions per call (QEMU -icount shift=0)"
     return f"{mode} mode: {unit} per call"
-
-
-def fmt(x, digits=0):
-    return "–" if x is None else f"{x:,.{digits}f}"
-
-
-def md_table(head, rows):
-    out = ["| " + " | ".join(head) + " |",
-           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
-    out += ["| " + " | ".join(str(x).replace("|", "\\|") for x in row) + " |"
-            for row in rows]
-    return "\n".join(out)
 
 
 def fio_ours(doc, typ):
@@ -363,6 +352,20 @@ def figures(results, outdir):
         fig.tight_layout()
         save(fig, "fio")
     return made
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("scaling", "Scaling and workloads")
+
+
+def section(r):
+    runs = from_results(r.doc)
+    if not runs:
+        return "No scaling study in these results (bench/run.sh runs it).\n"
+    text = markdown(runs)
+    return text.split("\n", 2)[2] if text.startswith("## ") else text
 
 
 def main():

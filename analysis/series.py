@@ -20,6 +20,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
+from md import IOA0, fmt, md_table, pct  # noqa: E402
+import targets as tg  # noqa: E402
 
 # The calls by descriptor, and the calls by path drawn beside them.
 TAGS = ("fd", "anchor")
@@ -60,6 +62,116 @@ def figures(doc, outdir):
     fig.suptitle(f"The patch series on ext4 ({sr.mode_note(doc['mode'])})", fontsize=11)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "series")]
+
+
+# --- its section of REPORT.md -------------------------------------------------
+
+# (name between REPORT.md's generated markers, title in a run's own report)
+SECTION = ("series", "The patch series")
+
+
+def section(r):
+    """Patches 1-3, on series3 when the run has it (patch 4 changes every
+    call by name, so the whole series cannot show their overhead)."""
+    out = []
+    p3 = "series3" if any(b.startswith("series3") for b in r.boots) else "patched"
+    for suffix in ("", f" [{IOA0}]"):
+        s, p = "stock" + suffix, p3 + suffix
+        if s not in r.boots or p not in r.boots:
+            continue
+        rows = []
+        for name in cases(r.doc):
+            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
+            ca = r.case(s, "ext4", name) or {}
+            failed = ca.get("ret", 0) < 0
+            note = f" ({ca['errno']})" if failed else ""
+            rows.append([f"`{name}`", fmt(a) + note, fmt(b),
+                         "works (stock fails)" if failed else pct(b, a)])
+        out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "",
+                md_table(["case", s, p, "change"], rows), ""]
+        fst = r.v(p, "ext4", "fstat")
+        copy = None
+        if r.v(p, "ext4", "statx.BASIC_STATS") and r.v(p, "ext4", "stat"):
+            copy = r.v(p, "ext4", "statx.BASIC_STATS") - r.v(p, "ext4", "stat")
+        checks = []
+
+        def met(ok):
+            return "met" if ok else "**not met**"
+
+        for name in ("stat", "statx.BASIC_STATS", "fstat"):
+            a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
+            if a and b:
+                checks.append(f"patches 1-3 ({p3}), events compiled in and disabled: "
+                              f"`{name}` {b - a:+,.0f} "
+                              f"({pct(b, a)}; target ≤ +{tg.pct(tg.EVENTS_OFF_OVERHEAD)}: "
+                              f"{met((b - a) / a <= tg.EVENTS_OFF_OVERHEAD)})")
+        if fst and r.v(p, "ext4", "fstatat.empty"):
+            e = r.v(p, "ext4", "fstatat.empty")
+            checks.append(f"{p3} `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "
+                          f"from raw `fstat` (target within {tg.pct(tg.FD_PATH_WITHIN)}: "
+                          f"{met(abs(e - fst) / fst <= tg.FD_PATH_WITHIN)})")
+        if fst and copy is not None:
+            for name in ("statx.fd.null", "statx.fd.empty"):
+                x = r.v(p, "ext4", name)
+                if x:
+                    want = fst + copy
+                    checks.append(f"{p3} `{name}` is {pct(x, want)} from raw `fstat` "
+                                  f"plus the copy-out difference {copy:,.0f} "
+                                  f"(target within {tg.pct(tg.FD_PATH_WITHIN)}: "
+                                  f"{met(abs(x - want) / want <= tg.FD_PATH_WITHIN)})")
+        out += ["- " + c for c in checks] + [""]
+    out += dispatch_lines(r, p3)
+    return "\n".join(out).rstrip()
+
+
+# x86-64 numbers of the calls the series compares.
+NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}
+
+
+def dispatch_lines(r, variant):
+    """What the system call number costs (bench/dispatch.py), checked
+    against the two ENOSYS cases, and the fd targets without it."""
+    d = (r.doc.get("dispatch") or {}).get(variant)
+    if not d:
+        return []
+    cost = {k: d["per_nr"][str(n)]["instructions"] for k, n in NR.items()}
+    out = [f"System call dispatch: `x64_sys_call()` (the 2024 branch-history fix's "
+           f"switch, a tree of compares) takes {cost['newfstat']} instructions to reach "
+           f"newfstat (5), {cost['newfstatat']} newfstatat (262) and {cost['statx']} statx "
+           f"(332) in the running {variant} kernel (bench/dispatch.py, counted in its code "
+           f"through /proc/kcore)."]
+    m134, m174 = r.v(variant, "floor", "nosys.134"), r.v(variant, "floor", "nosys.174")
+    if m134 is not None and m174 is not None:
+        p = d["per_nr"]["134"]["instructions"] - d["per_nr"]["174"]["instructions"]
+        same = d["per_nr"]["134"]["handler"] == d["per_nr"]["174"]["handler"]
+        out[-1] += (f"  Measured check: syscall(134) and syscall(174) both reach "
+                    f"{'the same handler' if same else 'different handlers'} and cost "
+                    f"{fmt(m134)} and {fmt(m174)}, {m134 - m174:+,.0f} apart; the count "
+                    f"says {p:+d}.")
+    fst = r.v(variant, "ext4", "fstat")
+    e = r.v(variant, "ext4", "fstatat.empty")
+    sx, st = r.v(variant, "ext4", "statx.BASIC_STATS"), r.v(variant, "ext4", "stat")
+    rows = []
+    if fst and e:
+        ea = e - (cost["newfstatat"] - cost["newfstat"])
+        rows.append(f"`fstatat.empty` {fmt(ea)}: {pct(ea, fst)} from raw `fstat` "
+                    f"({'within' if abs(ea - fst) / fst <= tg.FD_PATH_WITHIN else 'not within'} "
+                    f"{tg.pct(tg.FD_PATH_WITHIN)})")
+    if fst and sx and st:
+        want = fst + (sx - st) - (cost["statx"] - cost["newfstatat"])
+        for name in ("statx.fd.null", "statx.fd.empty"):
+            x = r.v(variant, "ext4", name)
+            if x:
+                xa = x - (cost["statx"] - cost["newfstat"])
+                rows.append(f"`{name}` {fmt(xa)}: {pct(xa, want)} from `fstat` plus the "
+                            f"copy-out difference ({fmt(want)}; "
+                            f"{'within' if abs(xa - want) / want <= tg.FD_PATH_WITHIN else 'not within'} "
+                            f"{tg.pct(tg.FD_PATH_WITHIN)})")
+    if rows:
+        out += ["", f"The same targets with each call's dispatch taken out (what fs/stat.c "
+                f"adds, not the literal targets above), {variant}, ext4, Debian default:", ""]
+        out += ["- " + x for x in rows]
+    return out + [""]
 
 
 def main():

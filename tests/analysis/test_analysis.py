@@ -8,6 +8,13 @@ import pytest
 import statx_results as sr
 import report
 import summarize
+import clients
+import conformance
+import dirty
+import fs_masks
+import name_length
+import nfs
+import series
 from conftest import ROOT, make_case, make_config
 
 PY = "/usr/bin/python3"
@@ -72,13 +79,13 @@ def test_summary_keeps_medians_drops_samples(doc):
 
 
 def test_series_section_states_targets(doc):
-    text = report.sec_series(report.Report(doc))
+    text = series.section(report.Report(doc))
     assert "fstatat.empty" in text and "(EFAULT)" in text
     assert "target within 2%" in text
     assert "+2 (+0.03%; target ≤ +0.5%: met)" in text
     assert "`fstatat.empty` (glibc's fstat) is +0.96% from raw `fstat` (target within 2%: met)" in text
     sr.case(doc, "patched", "ext4", "fstatat.empty")["median"] = 1300.0
-    text = report.sec_series(report.Report(doc))
+    text = series.section(report.Report(doc))
     assert "(target within 2%: **not met**)" in text
 
 
@@ -161,13 +168,13 @@ def test_filename_section_checks_both_targets(doc):
             names = {x["name"] for x in extra["cases"]}
             cs[0]["cases"] = [x for x in cs[0]["cases"] if x["name"] not in names] + extra["cases"]
             doc["configs"].remove(extra)
-    text = report.sec_filename(report.Report(doc))
+    text = name_length.section(report.Report(doc))
     assert "| case | stock | series3 | patched | patch 4 alone | series vs stock |" in text
     assert "`stat` by path costs 50.0% of stock (target ≤ 55% on Debian's default: met)" in text
     assert "cases more than 0.5% slower than stock: none (target none: met)" in text
     assert "(ENAMETOOLONG)" in text
     sr.case(doc, "patched", "ext4", "stat.name160")["median"] = 8700.0
-    text = report.sec_filename(report.Report(doc))
+    text = name_length.section(report.Report(doc))
     assert "`stat.name160` +1.16% (target none: **not met**)" in text
 
 
@@ -205,7 +212,6 @@ TESTS = [("conf.ext4.mask_per_requested_bit", "pass"), ("conf.ext4.fuzz", "pass"
 
 
 def test_conformance_parse_counts_per_fs():
-    import conformance
     r = conformance.parse(_tap(TESTS, 20, 30))
     assert r["by_fs"]["ext4"] == {"pass": 2, "fail": 0, "skip": 0}
     assert r["by_fs"]["nfs3"]["skip"] == 1 and r["by_fs"]["any"]["pass"] == 1
@@ -225,7 +231,6 @@ def test_conformance_parse_counts_per_fs():
     (_tap(TESTS, 25, 25, masks="0x7ff"), False),      # a mask answer changed
 ])
 def test_conformance_diff_allows_only_the_null_name(patched, ok):
-    import conformance
     stock = conformance.parse(_tap(TESTS, 20, 30))
     assert (conformance.diff(stock, conformance.parse(patched)) == []) == ok
 
@@ -236,7 +241,7 @@ def test_dirty_section_is_read_against_the_write_alone(doc):
                and not c["kernel_append"])
     cfg["cases"] += [make_case("dirty.write", 1000.0), make_case("dirty.stat", 5000.0),
                      make_case("dirty.statx.SIZE", 1200.0)]
-    text = report.sec_dirty(report.Report(d))
+    text = dirty.section(report.Report(d))
     assert "| ext4 | stat | 1,000 | 4,000 |" in text
     assert "| ext4 | statx.SIZE | 1,000 | 200 |" in text
 
@@ -254,11 +259,10 @@ def test_merge_reads_conformance_runs(tmp_path):
     subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
     merged = sr.load(tmp_path / "results.json")
     assert merged["conformance"]["stock"]["totals"] == {"pass": 3, "fail": 0, "skip": 1}
-    assert "3 / 0 / 1" in report.sec_conformance(report.Report(merged))
+    assert "3 / 0 / 1" in conformance.section(report.Report(merged))
 
 
 def test_clients_parse_calls_getattr_cost_and_rpcs(tmp_path):
-    import clients
     d = tmp_path / "clients"
     d.mkdir()
     (d / "nfs3.env").write_text("files=100\nmount=nfs rw,acregmax=0\n")
@@ -276,7 +280,7 @@ def test_clients_parse_calls_getattr_cost_and_rpcs(tmp_path):
     assert clients.flag_names(2304) == "NOFOLLOW|NO_AUTOMOUNT"
     d2 = copy.deepcopy(sr.load(ROOT / "analysis/reference/summary.json"))
     d2["clients"] = {"patched": doc}
-    text = report.sec_clients(report.Report(d2))
+    text = clients.section(report.Report(d2))
     assert "statx `0x25e` NOFOLLOW\\|NO_AUTOMOUNT ×103" in text and "GETATTR 939" in text
     assert "actimeo=0" in text
 
@@ -340,7 +344,6 @@ def test_clients_split_session_by_pid_and_comm(tmp_path):
     """One bpftrace session for all clients: warm-up pids left out, the
     measured runs of a comm matched to its pids in ascending order, other
     programs ignored, a count that does not match refused."""
-    import clients
     d = tmp_path / "clients"
     d.mkdir()
     (d / "ext4.session.bt").write_text(
@@ -362,7 +365,6 @@ def test_clients_split_session_by_pid_and_comm(tmp_path):
 
 
 def _client_runs(tmp_path):
-    import clients
     d = tmp_path / "clients"
     d.mkdir()
     for cfg, mount, getattrs in (("ext4", "ext4 rw", None), ("nfs3", "nfs rw,acregmax=0", 939)):
@@ -384,7 +386,6 @@ def _figure(made, out, name):
 
 
 def test_dirty_figure_from_fixture_and_skipped_without(doc, tmp_path):
-    import dirty
     d = _with_dirty(doc)
     pts = dirty.points(d)
     assert list(pts) == ["ext4", "nfs3.actimeo0"]          # local first
@@ -417,7 +418,6 @@ def test_fio_figure_from_fixture_and_skipped_without(tmp_path):
 
 
 def test_clients_figure_from_fixture_and_skipped_without(tmp_path):
-    import clients
     runs = _client_runs(tmp_path)
     _figure(clients.figures(runs, "cost", tmp_path / "out"), tmp_path / "out", "clients")
     svg = (tmp_path / "out" / "clients.svg").read_text()
@@ -467,12 +467,7 @@ def test_figure_scripts_skip_quietly_without_data(doc, tmp_path, script):
 
 
 def test_figures_name_time_mode(doc, tmp_path):
-    import dirty
-    import fs_masks
-    import name_length
-    import nfs
     import probes
-    import series
     d = _with_names(_with_probes(_with_dirty(doc)))
     d["mode"] = "time"
     for c in d["configs"]:
@@ -545,7 +540,6 @@ def test_kernel_colour_ignores_the_command_line(doc):
 
 
 def test_fs_masks_figure_from_fixture_and_skipped_without(doc, tmp_path):
-    import fs_masks
     labels, boots, cases = fs_masks.panels(doc)
     assert labels == ["ext4", "nfs3.actimeo0"] and boots == ["stock", "patched"]
     assert cases == ["stat", "fstat", "fstatat.empty", "statx.BASIC_STATS", "statx.fd.null",
@@ -558,7 +552,6 @@ def test_fs_masks_figure_from_fixture_and_skipped_without(doc, tmp_path):
 
 
 def test_series_figure_from_fixture_and_skipped_without(doc, tmp_path):
-    import series
     assert series.pairs(doc) == [("stock", "patched")]   # no patched [init_on_alloc=0]
     _figure(series.figures(doc, tmp_path), tmp_path, "series")
     assert "stock vs patched" in (tmp_path / "series.svg").read_text()
@@ -572,7 +565,6 @@ def test_series_figure_from_fixture_and_skipped_without(doc, tmp_path):
 
 
 def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
-    import name_length
     ls = name_length.lines(_with_names(doc))
     assert list(ls) == ["stock", "stock [init_on_alloc=0]", "patched"]
     assert [n for n, _ in name_length.lengths(_with_names(doc))] == [13, 159, 160]
@@ -584,7 +576,6 @@ def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
 
 
 def test_nfs_figure_from_fixture_and_skipped_without(doc, tmp_path):
-    import nfs
     assert nfs.boot(doc) == "patched"
     # The cases tagged sync, in the order the results first hold them.
     assert sr.tagged(doc, "sync") == ["stat", "fstat", "statx.BASIC_STATS", "statx.fd.null",
@@ -616,10 +607,6 @@ def test_figure_scripts_draw_from_the_command_line(doc, tmp_path, script, made):
 
 def test_report_figures_are_the_scripts_figures(doc, tmp_path):
     """report.py draws each figure through its script: the same files."""
-    import fs_masks
-    import name_length
-    import nfs
-    import series
     d = _with_names(doc)
     made = report.figures(report.Report(d), tmp_path / "report")
     assert made[:4] == ["filesystems.png", "series.png", "filename.png", "nfs.png"]
@@ -668,15 +655,12 @@ def _with_new_case(doc):
 
 def test_a_new_case_reaches_every_table_and_figure_of_its_tags(doc, tmp_path):
     import compare
-    import fs_masks
-    import nfs
     import patch_numbers
-    import series
     d = _with_new_case(doc)
     r = report.Report(d)
-    assert "`statx.NEW` | 4,321 | 4,321" in report.sec_fs(r)
-    assert "`statx.NEW`" in report.sec_series(r)
-    assert "`statx.NEW` | 4,321 | 0.50" in report.sec_nfs(r)
+    assert "`statx.NEW` | 4,321 | 4,321" in fs_masks.section(r)
+    assert "`statx.NEW`" in series.section(r)
+    assert "`statx.NEW` | 4,321 | 0.50" in nfs.section(r)
     assert "statx.NEW" in fs_masks.panels(d)[2]
     assert "statx.NEW" in series.cases(d)
     assert nfs.rows(d)["nfs3.actimeo0"][sr.tagged(d, "sync").index("statx.NEW")] == (4321.0, 0.5)
@@ -690,15 +674,13 @@ def test_a_new_case_reaches_every_table_and_figure_of_its_tags(doc, tmp_path):
         for x in c["cases"]:
             if x["name"] == "statx.NEW":
                 x["tags"] = []
-    assert "statx.NEW" not in report.sec_fs(report.Report(d))
+    assert "statx.NEW" not in fs_masks.section(report.Report(d))
     assert any(row[2] == "statx.NEW" for row in compare.compare(d, "stock", "patched", 0.5))
 
 
 def test_a_new_configuration_reaches_the_tables(doc):
     """A configuration is a line of bench/guest-bench.sh's table; what it
     records (fs, actimeo, netem_us, nfs_vers) places it, not its label."""
-    import fs_masks
-    import nfs
     d = copy.deepcopy(doc)
     new = make_config("patched", "nfs4.noac",
                       [make_case("stat", 99000.0, getattr_=1.0),
@@ -709,8 +691,8 @@ def test_a_new_configuration_reaches_the_tables(doc):
     r = report.Report(d)
     assert sr.fs_labels(d) == ["ext4", "nfs3.actimeo0", "nfs4.noac"]
     assert sr.fs_labels(d, fs="nfs", actimeo="0", netem=0) == ["nfs3.actimeo0", "nfs4.noac"]
-    assert "**nfs4.noac**" in report.sec_fs(r)
-    assert "| nfs4.noac | 0 | 0 | `stat` | 99,000 | 1.00" in report.sec_nfs(r)
+    assert "**nfs4.noac**" in fs_masks.section(r)
+    assert "| nfs4.noac | 0 | 0 | `stat` | 99,000 | 1.00" in nfs.section(r)
     assert "nfs4.noac" in fs_masks.panels(d)[0]
     assert "nfs4.noac" in nfs.rows(d)
     assert "NFS (nfs4.noac, patched)" in report.sec_findings(r)
