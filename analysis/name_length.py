@@ -8,7 +8,8 @@ RESULTS is a results.json (bench/SCHEMA.md) or its summary
 name of N bytes, "d1/d2/d3/file" padded with slashes after d1, so that
 every length looks up the same components; `stat` is the 13-byte name.
 Writes DIR/filename.png and DIR/filename.svg: one line per boot with the
-cases (dashed for init_on_alloc=0), 13 to 4095 bytes on a log axis, and a
+cases (dashed for init_on_alloc=0), 13 to 4095 bytes a step each (earlier
+kernels wide and pale under later ones, so that equal lines show), and a
 mark at 160 bytes, the first length patch 4's small struct filename
 object cannot hold.  Nothing is written when RESULTS has no name-length
 cases (a QUICK run).
@@ -57,17 +58,26 @@ def figures(doc, outdir):
     unit = doc["configs"][0]["unit"]
     fig, ax = plt.subplots(figsize=(7, 4))
     xs = [n for n, _ in lengths(doc)]
+    # One step per length, evenly spaced: 159 and 160 are one byte apart
+    # and the point of the figure.  Lines that coincide (patches 1-3 leave
+    # names alone, so stock and series3 agree) stay visible: the earlier
+    # ones wide and pale under the later ones.
+    kernels = list(dict.fromkeys(b.split(" [")[0] for b in ls))
     for b, ys in ls.items():
-        ax.plot(xs, ys, marker="o", linestyle="--" if sr.IOA0 in b else "-", label=b)
-    ax.set_xscale("log")
-    ax.set_xticks(xs)
-    # A length within 10% of the one before shares its tick's place.
-    ax.set_xticklabels([str(x) if i == 0 or x > xs[i - 1] * 1.1 else ""
-                        for i, x in enumerate(xs)], fontsize=8)
-    ax.axvline(159.5, color="grey", linewidth=0.8)
-    ax.text(165, ax.get_ylim()[1] * 0.95, "160: patch 4's small object is full",
-            fontsize=7, va="top")
-    ax.set_xlabel("name length in bytes (d1/d2/d3/file padded with slashes)", fontsize=8)
+        k = kernels.index(b.split(" [")[0])
+        ax.plot(range(len(xs)), ys, marker="os^Dv"[k % 5], markersize=max(3, 9 - 2 * k),
+                linewidth=max(1.2, 5 - 1.8 * k), alpha=min(1.0, 0.45 + 0.25 * k),
+                linestyle="--" if sr.IOA0 in b else "-", color=sr.kernel_colour(doc, b),
+                label=b)
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels([str(x) for x in xs], fontsize=8)
+    if 159 in xs and 160 in xs:
+        mid = xs.index(159) + 0.5
+        ax.axvline(mid, color="grey", linewidth=0.8)
+        ax.text(mid + 0.05, ax.get_ylim()[1] * 0.97, "160 and up: patch 4's small object\n"
+                "is full, a PATH_MAX buffer too", fontsize=7, va="top")
+    ax.set_xlabel("name length in bytes, one step per case (d1/d2/d3/file padded with "
+                  "slashes)", fontsize=8)
     ax.set_ylabel(unit + " per stat()", fontsize=8)
     ax.legend(fontsize=7)
     fig.suptitle(f"stat() on ext4 by name length ({sr.mode_note(doc['mode'])})", fontsize=11)

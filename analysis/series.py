@@ -33,14 +33,22 @@ def cases(doc):
 
 
 def pairs(doc):
-    """[(stock boot, patched boot)] per command line, both with ext4 cases."""
+    """[(stock, series3, patched)] per command line: the series' kernels
+    the run has with ext4 cases (series3, patches 1-3, when it ran: the
+    section reads patches 1-3 on it), at least stock and one other."""
     t = sr.table(doc)
     boots = sr.boots(doc)
 
     def has(b):
-        return any((b, "ext4", n) in t for n in cases(doc))
-    out = [(s, s.replace("stock", "patched")) for s in boots if s.startswith("stock")]
-    return [(s, p) for s, p in out if p in boots and has(s) and has(p)]
+        return b in boots and any((b, "ext4", n) in t for n in cases(doc))
+    out = []
+    for s in boots:
+        if s.startswith("stock") and has(s):
+            g = tuple(b for b in (s, s.replace("stock", "series3"), s.replace("stock", "patched"))
+                      if has(b))
+            if len(g) > 1:
+                out.append(g)
+    return out
 
 
 def figures(doc, outdir):
@@ -52,13 +60,13 @@ def figures(doc, outdir):
     plt = sr.pyplot()
     unit = doc["configs"][0]["unit"]
     fig, axes = plt.subplots(1, len(ps), figsize=(6 * len(ps), 4), squeeze=False)
-    for ax, (s, p) in zip(axes[0], ps):
-        sr.case_bars(ax, doc, (s, p), "ext4", cases(doc))
+    for ax, g in zip(axes[0], ps):
+        sr.case_bars(ax, doc, g, "ext4", cases(doc))
         ax.set_yticklabels(cases(doc), fontsize=8)
         ax.set_xlabel(unit + " per call", fontsize=8)
         ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
         ax.legend(fontsize=8)
-        ax.set_title(s.replace("stock", "stock vs patched") or "default", fontsize=10)
+        ax.set_title(" vs ".join(g), fontsize=10)
     fig.suptitle(f"The patch series on ext4 ({sr.mode_note(doc['mode'])})", fontsize=11)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "series")]

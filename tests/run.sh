@@ -136,7 +136,8 @@ analysis() {
 	check "analysis: pytest (schema, statistics, verdicts, figures, report)" \
 		$PY -m pytest -q -p no:cacheprovider tests/analysis
 	check "REPORT.md is what make report-reference gives from analysis/reference" \
-		$PY analysis/report.py analysis/reference/summary.json --check REPORT.md
+		$PY analysis/report.py analysis/reference/summary.json --check REPORT.md \
+			--config-diff analysis/reference/config-diff.txt
 }
 
 ALL=(lint kernels patches boot clock soak names traces bench gate analysis)

@@ -553,6 +553,11 @@ def test_fs_masks_figure_from_fixture_and_skipped_without(doc, tmp_path):
 
 def test_series_figure_from_fixture_and_skipped_without(doc, tmp_path):
     assert series.pairs(doc) == [("stock", "patched")]   # no patched [init_on_alloc=0]
+    with3 = copy.deepcopy(doc)
+    s3 = copy.deepcopy(sr.config(doc, "patched", "ext4"))
+    s3["variant"] = "series3"
+    with3["configs"].append(s3)
+    assert series.pairs(with3) == [("stock", "series3", "patched")]
     _figure(series.figures(doc, tmp_path), tmp_path, "series")
     assert "stock vs patched" in (tmp_path / "series.svg").read_text()
     stock_only = copy.deepcopy(doc)
@@ -719,3 +724,28 @@ def test_schema_checks_every_section(doc, tmp_path, section, breakage, where):
     breakage(d[section])
     with pytest.raises(sr.SchemaError, match="^" + re.escape(where)):
         sr.validate(d)
+
+
+def test_setup_lists_the_measured_path_options_and_moves_the_rest(doc, tmp_path):
+    d = copy.deepcopy(doc)
+    d["configs"][0]["config_diff"] = "-ACPI_AC n\n-NFS_FSCACHE y\n+9P_FS y\n# modules dropped: 7\n"
+    d["configs"][1]["env"]["mount"] = "ext4 rw,noatime"
+    nfs_cfg = sr.config(d, "patched", "nfs3.actimeo0")
+    nfs_cfg["env"]["mount"] = "nfs rw,vers=3,acregmin=0,addr=127.0.0.1"
+    text = report.sec_setup(report.Report(d))
+    assert "-NFS_FSCACHE y" in text and "+9P_FS y" in text and "ACPI_AC" not in text
+    assert "3 options, modules dropped: 7" in text and report.CONFIG_DIFF_FILE in text
+    assert "| nfs3.actimeo0 | nfs | – |" in text and "addr=" not in text
+    assert "common to every nfs mount: `rw,vers=3,acregmin=0`" in text
+    assert "-ACPI_AC n" in report.config_diff_text(d)
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(d))
+    rep = tmp_path / "REPORT.md"
+    rep.write_text("<!-- generated:setup -->\n<!-- end:setup -->\n")
+    cd = tmp_path / "config-diff.txt"
+    run = [PY, str(ROOT / "analysis/report.py"), str(res)]
+    subprocess.run(run + ["--update", str(rep), "--config-diff", str(cd)], check=True)
+    assert "-ACPI_AC n" in cd.read_text()
+    assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode == 0
+    cd.write_text("stale\n")
+    assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode != 0
