@@ -136,6 +136,61 @@ def sec_calibration(r):
     return "\n".join(out)
 
 
+def spread(case, mode):
+    """A case's known spread as text: its 95% interval, widened in cost mode
+    by the jitter of calls that allocate a name (analysis/drift.py)."""
+    lo, hi = drift.interval(case, mode)
+    return f"{fmt(lo)}–{fmt(hi)}"
+
+
+def beyond_noise(a, b, mode):
+    """Do cases a and b differ beyond their known spreads?"""
+    (alo, ahi), (blo, bhi) = drift.interval(a, mode), drift.interval(b, mode)
+    return ahi < blo or bhi < alo
+
+
+def sec_headline(r):
+    """The first screen: every case a patch claims something about (tags
+    p1-p4) on ext4, and the same calls over NFS without an attribute
+    cache, stock against the whole series, each with its spread; a change
+    inside the spreads is marked and is not a finding."""
+    kernels = [b for b in r.boots if " [" not in b and b != "stock"]
+    base, new = "stock", "patched" if "patched" in kernels else (kernels or [None])[-1]
+    if base not in r.boots or new is None:
+        return "No stock and patched pair in these results.\n"
+    claims = sr.tagged(r.doc, "p1", "p2", "p3", "p4")
+    nfs_names = [n for n in claims if n in sr.tagged(r.doc, "sync")]
+    places = [("ext4", n) for n in claims] + [
+        (lb, n) for lb in sr.fs_labels(r.doc, fs="nfs", actimeo="0", netem=0) for n in nfs_names]
+    rows = []
+    for label, name in places:
+        a, b = r.case(base, label, name), r.case(new, label, name)
+        if not a or not b:
+            continue
+        ioa = [r.case(f"{v} [{IOA0}]", label, name) for v in (base, new)]
+        if a["ret"] < 0:
+            change, sure = f"works ({base}: {a['errno']})", "yes"
+        else:
+            change = pct(b["median"], a["median"])
+            sure = "yes" if beyond_noise(a, b, r.mode) else "no: inside the noise"
+        ga = (b.get("nfs_ops_per_call") or {}).get("GETATTR")
+        rows.append([label, f"`{name}`", b["call"], fmt(a["median"]) +
+                     (f" ({a['errno']})" if a["ret"] < 0 else ""), spread(a, r.mode),
+                     fmt(b["median"]), spread(b, r.mode), change, sure,
+                     pct(ioa[1]["median"], ioa[0]["median"]) if all(ioa) and ioa[0]["ret"] >= 0
+                     else "–", "–" if ga is None else f"{ga:.2f}"])
+    head = ["fs", "case", "call", base, "spread", new, "spread", "change", "beyond the noise?",
+            f"change with {IOA0}", f"GETATTR/call ({new})"]
+    unit = ("instructions per call (cost mode; on NFS guest ns, waits included)"
+            if r.mode == "cost" else "ns per call, median")
+    return (f"Stock against the whole series ({new}), {unit}.  Spread: the 95% interval of "
+            "the median, widened in cost mode by the run-to-run jitter of calls that "
+            f"allocate a name (±{drift.JITTER[r.mode]:g}); a change whose spreads overlap is "
+            "inside the noise and not a finding.  Rows: every case a patch's message "
+            "claims something about, on ext4 and over NFS without an attribute cache.\n\n"
+            + md_table(head, rows))
+
+
 def sec_findings(r):
     """Sentences with the run's key numbers, computed, never typed."""
     out = []
@@ -207,7 +262,8 @@ def sec_findings(r):
 
 # The sections in REPORT.md's order: the driver's own three, then each
 # figure module's (its SECTION names it, its section(r) writes it).
-OWN = {"findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
+OWN = {"headline": ("The answer in one table", sec_headline),
+       "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
        "calibration": ("Calibration", sec_calibration)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},

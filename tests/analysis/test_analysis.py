@@ -749,3 +749,20 @@ def test_setup_lists_the_measured_path_options_and_moves_the_rest(doc, tmp_path)
     assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode == 0
     cd.write_text("stale\n")
     assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode != 0
+
+
+def test_headline_marks_changes_inside_the_noise(doc):
+    d = copy.deepcopy(doc)
+    for v, m in (("stock", 1149.0), ("patched", 1151.0)):
+        sr.case(d, v, "ext4", "fstat").update(median=m, ci95=[m - 1, m + 40])
+    text = report.sec_headline(report.Report(d))
+    row = next(x for x in text.splitlines() if "`fstat`" in x and "| ext4 |" in x)
+    assert "+0.17%" in row and "no: inside the noise" in row
+    row = next(x for x in text.splitlines() if "`fstatat.empty`" in x)
+    assert "-81.91%" in row and "| yes |" in row
+    row = next(x for x in text.splitlines() if "`statx.fd.null`" in x and "| ext4 |" in x)
+    assert "works (stock: EFAULT)" in row
+    # Stock alone: no table, one line that says so.
+    only = copy.deepcopy(doc)
+    only["configs"] = [c for c in doc["configs"] if c["variant"] == "stock"]
+    assert report.sec_headline(report.Report(only)).startswith("No stock and patched pair")
