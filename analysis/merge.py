@@ -20,6 +20,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import clients  # noqa: E402
 import conformance  # noqa: E402
+import nfs_sites  # noqa: E402
 import scale  # noqa: E402
 import statx_results  # noqa: E402
 
@@ -89,6 +90,15 @@ def merge(rundir):
     # Real clients (bench/guest-clients.sh: clients/<variant>/clients/).
     client_runs = {d.name: clients.load(d) for d in sorted(rundir.glob("clients/*"))
                    if (d / "clients").is_dir()}
+    # Where each NFS RPC of a stat() comes from (traces/guest-traces.sh:
+    # traces/<variant>/traces/nfs_sites.<scenario>.txt).
+    sites = {}
+    for f in sorted(rundir.glob("traces/*/traces/nfs_sites.*.txt")):
+        variant, scenario = f.parts[-3], f.name[len("nfs_sites."):-len(".txt")]
+        try:
+            sites.setdefault(variant, {})[scenario] = nfs_sites.parse(f.read_text())
+        except ValueError as e:
+            print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
@@ -104,6 +114,8 @@ def merge(rundir):
         doc["scale"] = scale_runs
     if client_runs:
         doc["clients"] = client_runs
+    if sites:
+        doc["nfs_sites"] = sites
     try:
         statx_results.validate(doc)
     except statx_results.SchemaError as e:

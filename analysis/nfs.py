@@ -18,6 +18,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import nfs_sites  # noqa: E402
 import statx_results as sr  # noqa: E402
 from md import fmt, md_table  # noqa: E402
 
@@ -86,6 +87,33 @@ def figures(doc, outdir):
 SECTION = ("nfs", "NFS")
 
 
+def sites_text(r):
+    """Where each RPC of a stat() comes from (traces/nfs_getattr_sites.bt),
+    per scenario CONFIGURATION+CASE, beside the benchmark's own count."""
+    sites = (r.doc.get("nfs_sites") or {})
+    variant = boot(r.doc) if boot(r.doc) in sites else next(iter(sites), None)
+    if variant is None:
+        return ""
+    out = [f"Where each RPC comes from ({variant}, traces/nfs_getattr_sites.bt: the stack "
+           "and the inode of every GETATTR and ACCESS started during the call; the phase "
+           "is read from the series' stat:vfs_getattr_enter/exit events, which bracket "
+           "->getattr; for a d_revalidate the inode revalidated is the directory holding "
+           "the dentry):", ""]
+    for name, site in sites[variant].items():
+        label, _, case = name.partition("+")
+        bench = (sr.case(r.doc, variant, label, case) or {}).get("nfs_ops_per_call") or {}
+        got = nfs_sites.per_call(site, "GETATTR")
+        check = ""
+        if "GETATTR" in bench:
+            check = (f"; the benchmark counted {bench['GETATTR']:.2f} "
+                     f"({'the same' if abs(bench['GETATTR'] - got) < 0.005 else '**not the same**'})")
+        out += [f"`{case}` on {label}: {got:.2f} GETATTR and {nfs_sites.per_call(site):.2f} "
+                f"RPCs per call traced over {site['calls']} calls{check}.", "",
+                md_table(["RPC", "inode", "phase", "VFS step", "NFS function", "per call"],
+                         [row[:5] + [f"{row[5]:.2f}"] for row in nfs_sites.rows(site)]), ""]
+    return "\n".join(out) + "\n"
+
+
 def section(r):
     bt = boot(r.doc)
     labels = sr.fs_labels(r.doc, fs="nfs")
@@ -103,7 +131,8 @@ def section(r):
                          fmt(ops.get("LOOKUP"), 2), fmt(ops.get("ACCESS"), 2)])
     return (f"Boot: {bt}.\n\n" +
             md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
-                      "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows))
+                      "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows) +
+            ("\n\n" + sites_text(r) if sites_text(r) else ""))
 
 
 def main():

@@ -59,6 +59,30 @@ if [ "${PROBES_ONLY:-0}" != 1 ]; then
 				bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
 			done
 		done
+		# Where each NFS RPC of a stat() comes from (nfs_getattr_sites.bt,
+		# analysis/nfs_sites.py): the benchmark's own lookup, d1/d2/d3/file
+		# from a directory on the mount, no attribute cache.  Each is named
+		# CONFIGURATION+CASE after the benchmark's, whose GETATTR count
+		# (mountstats) the report sets beside the trace's.
+		mount_nfs 4.2 /mnt/nfs4 actimeo=0
+		for sc in "nfs3.actimeo0+stat|/mnt/nfs3|stat" \
+			"nfs3.actimeo0+statx.TYPE|/mnt/nfs3|statx 0x1" \
+			"nfs3.actimeo0+statx.SIZE|/mnt/nfs3|statx 0x200" \
+			"nfs3.actimeo0+statx.BASIC_STATS.DONT_SYNC|/mnt/nfs3|statx 0x7ff 0x4000" \
+			"nfs4.actimeo0+stat|/mnt/nfs4|stat"; do
+			IFS='|' read -r name mnt call <<<"$sc"
+			read -r -a how <<<"$call"
+			dir=$mnt/sites-${name%%.*}
+			mkdir -p "$dir/d1/d2/d3"
+			echo data >"$dir/d1/d2/d3/file"
+			echo "trace: nfs_getattr_sites on $name"
+			out=$OUTDIR/traces/nfs_sites.$name.txt
+			bt nfs_getattr_sites.bt "$out" sh -c \
+				"cd $dir && exec $S ${how[0]} 20 d1/d2/d3/file ${how[*]:1}"
+			echo "calls 20" >>"$out"
+			(cd "$dir" && stat -c 'fileid %i %n' . d1 d1/d2 d1/d2/d3 d1/d2/d3/file) >>"$out"
+		done
+		umount /mnt/nfs4
 	else
 		echo "trace: no stat:* events in $VARIANT; bpftrace scripts skipped" |
 			tee "$OUTDIR/traces/SKIPPED"

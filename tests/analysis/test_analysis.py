@@ -766,3 +766,96 @@ def test_headline_marks_changes_inside_the_noise(doc):
     only = copy.deepcopy(doc)
     only["configs"] = [c for c in doc["configs"] if c["variant"] == "stock"]
     assert report.sec_headline(report.Report(only)).startswith("No stock and patched pair")
+
+
+# A trace of traces/nfs_getattr_sites.bt as bpftrace prints it, cut short
+# (made here, not measured): one RPC per kind of site, and one stack that
+# names no step the parser knows.
+SITES_TRACE = """Attaching 12 probes...
+Tracing NFS RPCs per stat() call... Hit Ctrl-C to end.
+@calls: 22
+@rpc[GETATTR, 13, 0, 
+    call_start+144
+    rpc_call_sync+83
+    nfs3_rpc_wrapper+49
+    nfs3_proc_getattr+114
+    __nfs_revalidate_inode+177
+    nfs_access_get_cached+315
+    nfs_do_access+95
+    nfs_permission+144
+    inode_permission+319
+    link_path_walk.part.0.constprop.0+668
+]: 20
+@rpc[GETATTR, 13, 0, 
+    call_start+144
+    nfs3_proc_getattr+114
+    __nfs_revalidate_inode+177
+    nfs_check_verifier+122
+    nfs_do_lookup_revalidate+355
+    lookup_fast+116
+]: 20
+@rpc[GETATTR, 17, 1, 
+    call_start+144
+    nfs3_proc_getattr+114
+    __nfs_revalidate_inode+177
+    nfs_getattr+752
+    vfs_getattr_nosec_traced+206
+]: 20
+@rpc[ACCESS, 0, 0, 
+    call_start+144
+    rpc_call_sync+83
+]: 10
+calls 20
+fileid 13 .
+fileid 17 d1/d2/d3/file
+"""
+
+
+def test_nfs_sites_attributes_every_rpc():
+    import nfs_sites
+    site = nfs_sites.parse(SITES_TRACE)
+    assert site["calls"] == 20 and site["calls_traced"] == 22
+    assert nfs_sites.per_call(site, "GETATTR") == 3.0 and nfs_sites.per_call(site) == 3.5
+    rows = nfs_sites.rows(site)
+    assert rows[0] == ["ACCESS", "unattributed", "path walk", "unattributed", "unattributed", 0.5]
+    assert ["GETATTR", ".", "path walk", "permission check (may_lookup)",
+            "nfs_access_get_cached → __nfs_revalidate_inode", 1.0] in rows
+    assert ["GETATTR", ".", "path walk", "d_revalidate (lookup_fast)",
+            "nfs_check_verifier → __nfs_revalidate_inode", 1.0] in rows
+    assert ["GETATTR", "d1/d2/d3/file", "->getattr", "->getattr",
+            "nfs_getattr → __nfs_revalidate_inode", 1.0] in rows
+    with pytest.raises(ValueError, match="calls N"):
+        nfs_sites.parse(SITES_TRACE.replace("calls 20\n", ""))
+    with pytest.raises(ValueError, match="without its count"):
+        nfs_sites.parse(SITES_TRACE.split("]: 10")[0])
+
+
+def test_nfs_section_sets_the_trace_beside_the_benchmark(doc):
+    import nfs_sites
+    d = copy.deepcopy(doc)
+    d["nfs_sites"] = {"patched": {"nfs3.actimeo0+stat": nfs_sites.parse(SITES_TRACE)}}
+    sr.validate(d)
+    text = nfs.section(report.Report(d))
+    assert "`stat` on nfs3.actimeo0: 3.00 GETATTR and 3.50 RPCs per call" in text
+    assert "the benchmark counted 1.70 (**not the same**)" in text
+    assert "| GETATTR | d1/d2/d3/file | ->getattr | ->getattr |" in text
+
+
+def test_merge_reads_nfs_site_traces(tmp_path):
+    boot = tmp_path / "guest" / "patched"
+    (boot / "raw").mkdir(parents=True)
+    (boot / "vm.env").write_text("variant=patched\nkernel_append=\nmode=cost\n")
+    raw = make_config("patched", "ext4", [make_case("stat", 10.0)])
+    raw = {"schema": 1, **{k: raw[k] for k in ("label", "fs", "mode", "unit", "env",
+                                                "overhead", "cases")}}
+    (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    tr = tmp_path / "traces" / "patched" / "traces"
+    tr.mkdir(parents=True)
+    (tr / "nfs_sites.nfs3.actimeo0+stat.txt").write_text(SITES_TRACE)
+    (tr / "nfs_sites.nfs4.actimeo0+stat.txt").write_text("bpftrace died\n")
+    p = subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)],
+                       capture_output=True, text=True, check=True)
+    assert "nfs4.actimeo0+stat.txt: no 'calls N' line" in p.stderr
+    merged = sr.load(tmp_path / "results.json")
+    assert list(merged["nfs_sites"]["patched"]) == ["nfs3.actimeo0+stat"]
+    assert merged["nfs_sites"]["patched"]["nfs3.actimeo0+stat"]["calls"] == 20
