@@ -149,6 +149,14 @@ def beyond_noise(a, b, mode):
     return ahi < blo or bhi < alo
 
 
+def noise_word(a, b, mode):
+    """How a finding words the difference of cases a and b: never as a
+    difference when it is inside their spreads."""
+    if beyond_noise(a, b, mode):
+        return f"differs beyond the noise ({pct(b['median'], a['median'])})"
+    return "is inside the noise (no difference claimed)"
+
+
 def sec_headline(r):
     """The first screen: every case a patch claims something about (tags
     p1-p4) on ext4, and the same calls over NFS without an attribute
@@ -228,35 +236,44 @@ def sec_findings(r):
     for label in sr.fs_labels(r.doc, fs="nfs", actimeo="0", netem=0):
         st = r.case(p, label, "stat")
         ds = r.case(p, label, "statx.BASIC_STATS.DONT_SYNC")
-        sz = r.case(p, label, "statx.SIZE")
-        if st and ds and sz:
+        ty = r.case(p, label, "statx.TYPE")
+        if st and ds and ty:
             g = lambda c: c.get("nfs_ops_per_call", {}).get("GETATTR", 0)  # noqa: E731
-            out.append(f"- **NFS ({label}, {p}):** stat() {fmt(st['median'])} with {g(st):.2f} GETATTR "
-                       f"per call; statx(SIZE) {fmt(sz['median'])} with {g(sz):.2f}; statx(DONT_SYNC) "
-                       f"{fmt(ds['median'])} with {g(ds):.2f}.")
+            out.append(f"- **NFS ({label}, {p}):** stat() makes {g(st):.2f} GETATTR RPCs per "
+                       f"call, statx(TYPE) {g(ty):.2f} and statx(DONT_SYNC) {g(ds):.2f} (counted "
+                       "exactly, mountstats); their costs, with spreads, are "
+                       f"{fmt(st['median'])} ({spread(st, r.mode)}), {fmt(ty['median'])} "
+                       f"({spread(ty, r.mode)}) and {fmt(ds['median'])} ({spread(ds, r.mode)}): "
+                       f"statx(TYPE) against stat() {noise_word(st, ty, r.mode)}, "
+                       f"statx(DONT_SYNC) against stat() {noise_word(st, ds, r.mode)}.")
     for label in sr.fs_labels(r.doc, fs="nfs", actimeo="default", netem=0):
-        w, st, sz = (r.v(p, label, n) for n in ("dirty.write", "dirty.stat", "dirty.statx.SIZE"))
+        w, st, sz = (r.case(p, label, n) for n in ("dirty.write", "dirty.stat", "dirty.statx.SIZE"))
         if w and st and sz:
-            wr = lambda n: ((r.case(p, label, n) or {}).get("nfs_ops_per_call")  # noqa: E731
-                            or {}).get("WRITE", 0)
+            wr = lambda c: (c.get("nfs_ops_per_call") or {}).get("WRITE", 0)  # noqa: E731
             out.append(f"- **A writer's stat on NFS ({label}, {p}):** after writing a page, "
-                       f"stat() makes {wr('dirty.stat'):.2f} WRITE RPCs per call (it must flush "
-                       f"to learn mtime) and takes {fmt(st - w)} guest ns beyond the write, "
-                       "most of it waiting for the flush (in cost mode a wait jumps the clock "
-                       f"to the next timer tick); statx(SIZE) makes "
-                       f"{wr('dirty.statx.SIZE'):.2f} WRITEs and takes {fmt(sz - w)}.")
+                       f"stat() makes {wr(st):.2f} WRITE RPCs per call (it must flush to learn "
+                       f"mtime) and takes {fmt(st['median'] - w['median'])} guest ns beyond the "
+                       "write, most of it waiting for the flush (in cost mode a wait jumps the "
+                       f"clock to the next timer tick); statx(SIZE) makes {wr(sz):.2f} WRITEs "
+                       f"per call and takes {fmt(sz['median'] - w['median'])}: it defers the "
+                       "page's write to writeback (the harness rewrites the same 256 pages), "
+                       "it does not remove it.")
             break
     base = r.v(p, "probe.none", "stat")
     hits = {k: r.v(p, f"probe.{k}", "stat") for k in ("tracepoint", "kprobe", "kretprobe")}
-    raw = r.v(p, "probe.bpf.raw_tp", "stat")
+    pc = {k: r.v(p, f"probe.bpf.{k}", "stat") for k in ("tracepoint", "raw_tp", "kprobe")}
     if base and all(hits.values()):
-        out.append(f"- **Probing getattr ({p}, bpftrace counting):** a kprobe costs "
-                   f"{hits['kprobe'] - base:+,.0f} instructions per hit, a kretprobe "
-                   f"{hits['kretprobe'] - base:+,.0f}, the stat:vfs_getattr_enter tracepoint "
-                   f"{hits['tracepoint'] - base:+,.0f} (perf's record of the event, file system "
-                   "name included, is built before the program runs)" +
-                   (f"; a raw tracepoint on the same event, which hands the program the "
-                    f"arguments and builds no record, {raw - base:+,.0f}." if raw else "."))
+        line = (f"- **Probing getattr ({p}):** with bpftrace counting, a kprobe costs "
+                f"{hits['kprobe'] - base:+,.0f} instructions per hit, a kretprobe "
+                f"{hits['kretprobe'] - base:+,.0f} and the stat:vfs_getattr_enter tracepoint "
+                f"{hits['tracepoint'] - base:+,.0f} (perf's record of the event, file system "
+                "name included, is built before the program runs).")
+        if pc["tracepoint"] and pc["raw_tp"]:
+            line += (" Like for like, with probe-count's eight BPF instructions at each attach "
+                     f"point: the tracepoint {pc['tracepoint'] - base:+,.0f}, a raw tracepoint "
+                     f"on the same event (no record built) {pc['raw_tp'] - base:+,.0f}" +
+                     (f", a kprobe {pc['kprobe'] - base:+,.0f}." if pc["kprobe"] else "."))
+        out.append(line)
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 

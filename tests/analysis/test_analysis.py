@@ -859,3 +859,17 @@ def test_merge_reads_nfs_site_traces(tmp_path):
     merged = sr.load(tmp_path / "results.json")
     assert list(merged["nfs_sites"]["patched"]) == ["nfs3.actimeo0+stat"]
     assert merged["nfs_sites"]["patched"]["nfs3.actimeo0+stat"]["calls"] == 20
+
+
+def test_findings_never_state_a_difference_inside_the_noise(doc):
+    d = copy.deepcopy(doc)
+    nfs_cfg = sr.config(d, "patched", "nfs3.actimeo0")
+    nfs_cfg["cases"] = [
+        make_case("stat", 600000.0, samples=[590000.0, 600000.0, 640000.0], getattr_=9.0),
+        make_case("statx.TYPE", 580000.0, samples=[575000.0, 580000.0, 620000.0], getattr_=8.0),
+        make_case("statx.BASIC_STATS.DONT_SYNC", 500000.0, samples=[499000.0, 500000.0, 501000.0],
+                  getattr_=8.0)]
+    text = report.sec_findings(report.Report(d))
+    line = next(x for x in text.splitlines() if x.startswith("- **NFS (nfs3.actimeo0"))
+    assert "statx(TYPE) against stat() is inside the noise (no difference claimed)" in line
+    assert "statx(DONT_SYNC) against stat() differs beyond the noise (-16.67%)" in line
