@@ -265,37 +265,40 @@ def figures(results, outdir):
                  fontsize=11)
     save(fig, "files")
 
-    # ls -l per entry.
-    fig, axs = plt.subplots(1, len(fss), figsize=(4.6 * len(fss), 4.6), squeeze=False,
+    # ls -l per entry: hot on the top row, cold below (one line per way in
+    # each panel, not eleven).
+    fig, axs = plt.subplots(2, len(fss), figsize=(4.6 * len(fss), 8.2), squeeze=False,
                             sharey=True)
     r = results[0]
-    for ax, fs in zip(axs[0], fss):
+    for col, fs in enumerate(fss):
         if fs not in r["scale"]:
             continue
         fl = r["scale"][fs]["files"]
         n = [f["n"] for f in fl]
-        for wi, way in enumerate(LS_WAYS):
-            if any(way not in f["ls"] for f in fl):
-                continue
-            ax.plot(n, [f["ls"][way]["hot"]["cpu_median"] for f in fl], "-", marker="o",
-                    ms=3, color=f"C{wi}", label=f"{way}, hot")
-            ax.plot(n, [f["ls"][way]["cold"]["cpu_median"] for f in fl], "--", marker="x",
-                    ms=3, color=f"C{wi}", label=f"{way}, cold")
-        ok = [(f["n"], f["ls"]["real_ls"]["hot_per_entry"]) for f in fl
-              if f["ls"]["real_ls"]["hot_per_entry"] > 0]
-        if ok:
-            ax.plot(*zip(*ok), "-", marker="D", ms=3, color="k",
-                    label="real /bin/ls -l, hot (child CPU over empty dir)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(fs, fontsize=10)
-        ax.set_xlabel("entries in the directory")
-        if ax is axs[0][0]:
-            ax.set_ylabel(f"{ylab} per entry (CPU time)")
-        ax.grid(alpha=0.3, which="both")
+        for row, heat in enumerate(("hot", "cold")):
+            ax = axs[row][col]
+            for wi, way in enumerate(LS_WAYS):
+                if any(way not in f["ls"] for f in fl):
+                    continue
+                ax.plot(n, [f["ls"][way][heat]["cpu_median"] for f in fl], "-", marker="o",
+                        ms=3, color=f"C{wi}", label=way)
+            ok = [(f["n"], f["ls"]["real_ls"][f"{heat}_per_entry"]) for f in fl
+                  if f["ls"]["real_ls"].get(f"{heat}_per_entry", 0) > 0]
+            if ok:
+                ax.plot(*zip(*ok), "-", marker="D", ms=3, color="k",
+                        label="real /bin/ls -l (child CPU over the empty directory's)")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{fs}, {heat}" + (" (after drop_caches)" if heat == "cold" else ""),
+                         fontsize=10)
+            if row == 1:
+                ax.set_xlabel("entries in the directory")
+            if col == 0:
+                ax.set_ylabel(f"{ylab} per entry (CPU time)")
+            ax.grid(alpha=0.3, which="both")
     # Every way drawn anywhere, once (a file system may lack one).
     legend = {}
-    for ax in axs[0]:
+    for ax in axs.flat:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(lab, h)
     fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=3,
