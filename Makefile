@@ -82,7 +82,7 @@ report-reference: deps
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
-		--config-diff analysis/reference/config-diff.txt \
+		--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md \
 		--figures analysis/reference/figures
 	@for d in $(RUN)/traces/*/profiles; do \
 		v=$$(basename "$$(dirname "$$d")"); \

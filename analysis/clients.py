@@ -37,7 +37,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import fmt, md_table  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 CALL = re.compile(r"@calls\[(\w+), (\d+), (\d+)\]: (\d+)")
 GETATTR = re.compile(r"@getattr\[([\w.-]+), (\d+), (\d+)\]: (\d+)")
@@ -207,13 +207,15 @@ def _vm_env(d):
 SECTION = ("clients", "Real clients")
 
 
-def section(r):
+def section(r, network_only=False):
     runs = r.doc.get("clients")
     if not runs:
         return "No real-client runs in these results (bench/run.sh runs them).\n"
     out = []
     for variant, cfgs in runs.items():
         for cfg, c in cfgs.items():
+            if network_only and not c["mount"].startswith("nfs"):
+                continue
             fs = "nfs" if cfg.startswith("nfs") else cfg.split(".")[0]
             what = c["mount"].split()[0] + (", actimeo=0" if "acregmax=0" in c["mount"] else "")
             out += [f"{variant}, {cfg} ({what}): a directory of {c['files']} files, "
@@ -241,6 +243,14 @@ def section(r):
                 out += ["Masks: " + "; ".join(f"`{m:#x}` {sr.mask_name(m) or 'none'}"
                                               for m in sorted(seen)) + ".", ""]
     return "\n".join(out)
+
+
+def brief(r):
+    """REPORT.md's version: the NFS mounts, where the mask and the
+    attribute cache change what a client costs; the local ones in the
+    tables file."""
+    return (section(r, network_only=True).rstrip() +
+            f"\n\nThe same clients on the local file systems: {TABLES_LINK}.")
 
 
 def main():

@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import md_table  # noqa: E402
+from md import TABLES_LINK, md_table  # noqa: E402
 
 FUZZ = re.compile(r"# fuzz: (\S+) (\d+) calls, (\d+) succeeded; (.*)")
 MASK = re.compile(r"# statx-mask (\S+) (0x[0-9a-f]+) (0x[0-9a-f]+)")
@@ -189,6 +189,17 @@ def section(r):
                           [f"`{masks[fs].get(a, '-')}`" for fs in masks]
                           for a in asked]), ""]
     return "\n".join(out)
+
+
+def brief(r):
+    """REPORT.md's version: the totals and the stock-against-patched
+    verdict; skips, fuzz counts and returned masks go to the tables file."""
+    full = section(r)
+    keep = []
+    for para in full.split("\n\n"):
+        if para.startswith(("Tests passed", "| file system", "Stock against patched")):
+            keep.append(para)
+    return "\n\n".join(keep) + f"\n\nSkips and why, the fuzz runs' counts and the masks returned: {TABLES_LINK}.\n"
 
 
 def main():

@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import fmt, md_table  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 # What asks for mtime or ctime (a mask naming them, or stat()'s all)
 # without AT_STATX_DONT_SYNC: on NFS the dirty page is flushed first.
@@ -170,6 +170,13 @@ def section(r):
     out += [md_table(["config", "call after the write", "pwrite alone", "call beyond it",
                       "WRITE RPCs", "bytes written"], rows)]
     return "\n".join(out) + "\n"
+
+
+def brief(r):
+    """REPORT.md's version: what the table holds and where it is."""
+    full = section(r)
+    intro = full.split("\n\n")[0]
+    return intro + f"\n\nThe table, per configuration and call: {TABLES_LINK}."
 
 
 def main():

@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import IOA0, fmt, md_table  # noqa: E402
+from md import IOA0, TABLES_LINK, fmt, md_table  # noqa: E402
 
 TAG = "mask"
 
@@ -105,6 +105,31 @@ def section(r):
         head = ["case"] + boots + ([f"GETATTR/call ({rpc_boot})"] if on_nfs else [])
         out += [f"**{label}**", "", md_table(head, rows), ""]
     return "\n".join(out).rstrip()
+
+
+def brief(r):
+    """REPORT.md's version: the cases tagged mask, one column per
+    configuration without a netem delay, stock → patched in each cell;
+    the full tables go to the tables file."""
+    labels = sr.fs_labels(r.doc, netem=0)
+    base, new = "stock", "patched"
+    rows = []
+    for name in sr.tagged(r.doc, TAG):
+        cells = []
+        for lb in labels:
+            a, b = r.case(base, lb, name), r.case(new, lb, name)
+            if not a or not b:
+                cells.append("–")
+                continue
+            cells.append(f"{fmt(a['median'])}{' (' + a['errno'] + ')' if a['ret'] < 0 else ''}"
+                         f" → {fmt(b['median'])}")
+        if any(c != "–" for c in cells):
+            rows.append([f"`{name}`"] + cells)
+    if not rows:
+        return section(r)
+    return (f"{base} → {new}, {r.unit} per call, the cases tagged `{TAG}`; every case on every "
+            f"configuration, series3 included, with its GETATTR count: {TABLES_LINK}.\n\n"
+            + md_table(["case"] + labels, rows))
 
 
 def main():

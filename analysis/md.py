@@ -12,6 +12,12 @@ import statx_results as sr  # noqa: E402
 IOA0 = sr.IOA0
 
 
+# REPORT.md keeps a brief version of its longest sections; the full ones
+# live here (analysis/report.py --tables writes it).
+TABLES_FILE = "analysis/reference/tables.md"
+TABLES_LINK = f"[{TABLES_FILE}]({TABLES_FILE})"
+
+
 class Report:
     """A results document, its cases by (boot, label, name)."""
 

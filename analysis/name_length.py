@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import IOA0, fmt, md_table, pct  # noqa: E402
+from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
 import targets as tg  # noqa: E402
 
 CALL = "newfstatat(path)"
@@ -90,11 +90,11 @@ def figures(doc, outdir):
 SECTION = ("filename", "Patch 4: a small struct filename")
 
 
-def section(r):
+def section(r, suffixes=("", f" [{IOA0}]")):
     """Patch 4: struct filename in a small object."""
     out = []
     have3 = any(b.startswith("series3") for b in r.boots)
-    for suffix in ("", f" [{IOA0}]"):
+    for suffix in suffixes:
         s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
         if s not in r.boots or p not in r.boots or all(
                 r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
@@ -135,6 +135,13 @@ def section(r):
                    ". Stock takes one names_cache object per name; patch 4 one filename_cache "
                    "object, plus a names_cache object for a name of 160 bytes or more.")
     return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
+
+
+def brief(r):
+    """REPORT.md's version: Debian's default command line; with {IOA0}
+    in the tables file."""
+    return (section(r, suffixes=("",)).rstrip() +
+            f"\n\nThe same with `{IOA0}`: {TABLES_LINK}.")
 
 
 def main():

@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import nfs_sites  # noqa: E402
 import statx_results as sr  # noqa: E402
-from md import fmt, md_table  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 TAG = "sync"
 
@@ -133,6 +133,24 @@ def section(r):
             md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
                       "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows) +
             ("\n\n" + sites_text(r) if sites_text(r) else ""))
+
+
+def brief(r):
+    """REPORT.md's version: the counts without a netem delay, and where
+    each RPC of stat() comes from; the rest goes to the tables file."""
+    full = section(r)
+    bt = boot(r.doc)
+    keep = set(sr.fs_labels(r.doc, fs="nfs", netem=0))
+    lines = [x for x in full.splitlines()
+             if not x.startswith("| nfs") or x.split(" | ")[0][2:] in keep]
+    text = "\n".join(lines)
+    # Of the attribution, stat() only.
+    parts = text.split("\n\n`")
+    head, rest = parts[0], parts[1:]
+    kept = [x for x in rest if x.startswith("stat` on ")]
+    return (head + "".join("\n\n`" + x for x in kept) +
+            f"\n\nBoot {bt}; the netem configurations and the other calls' attribution: "
+            f"{TABLES_LINK}.")
 
 
 def main():

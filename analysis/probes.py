@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import IOA0, fmt, md_table  # noqa: E402
+from md import IOA0, TABLES_LINK, fmt, md_table  # noqa: E402
 
 KINDS = ["tracepoint", "raw_tp", "kprobe", "kretprobe", "fentry", "fexit"]
 LOADERS = [("bpftrace (@n = count())", "probe.{}"),
@@ -108,9 +108,9 @@ def figures(doc, outdir):
 SECTION = ("probes", "Probe overhead")
 
 
-def section(r):
+def section(r, only=None):
     out = []
-    for boot in [b for b in r.boots if IOA0 not in b]:
+    for boot in [b for b in r.boots if IOA0 not in b and only in (None, b)]:
         base = r.v(boot, "probe.none", "stat")
         if base is None:
             continue
@@ -129,6 +129,16 @@ def section(r):
                 md_table(["attach point", "bpftrace: stat()", "one hit",
                           "probe-count: stat()", "one hit"], rows), ""]
     return "\n".join(out).rstrip() or "No probe study in this run (TRACE=0)."
+
+
+def brief(r):
+    """REPORT.md's version: the patched kernel's table; every kernel's in
+    the tables file."""
+    if "patched" not in r.boots:
+        return section(r)
+    return (section(r, only="patched").rstrip() +
+            f"\n\nThe same on every kernel probed (stock, and btf's fentry and fexit): "
+            f"{TABLES_LINK}.")
 
 
 def main():

@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import fmt, md_table  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 FS_ORDER = ["ext4", "tmpfs", "nfs3", "nfs3.actimeo0", "nfs4"]
 DEPTH_CALLS = ["stat", "statx.BASIC_STATS", "statx.TYPE|MODE"]
@@ -369,6 +369,26 @@ def section(r):
         return "No scaling study in these results (bench/run.sh runs it).\n"
     text = markdown(runs)
     return text.split("\n", 2)[2] if text.startswith("## ") else text
+
+
+def brief(r):
+    """REPORT.md's version: the path-depth and fio tables; directory size
+    and ls -l per entry in the tables file (their figures stay)."""
+    text = section(r)
+    paras = text.split("\n\n")
+    drop = ("Directory size", "`ls -l` per entry")
+    out, skip = [], False
+    for para in paras:
+        if para.startswith(drop):
+            skip = True
+            continue
+        if skip and para.startswith("|"):
+            skip = False
+            continue
+        skip = False
+        out.append(para)
+    return "\n\n".join(out).rstrip() + (f"\n\nDirectory size and `ls -l` per entry, "
+                                          f"table by table: {TABLES_LINK}.\n")
 
 
 def main():

@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import IOA0, fmt, md_table, pct  # noqa: E402
+from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
 import targets as tg  # noqa: E402
 
 # The calls by descriptor, and the calls by path drawn beside them.
@@ -78,12 +78,12 @@ def figures(doc, outdir):
 SECTION = ("series", "The patch series")
 
 
-def section(r):
+def section(r, suffixes=("", f" [{IOA0}]")):
     """Patches 1-3, on series3 when the run has it (patch 4 changes every
     call by name, so the whole series cannot show their overhead)."""
     out = []
     p3 = "series3" if any(b.startswith("series3") for b in r.boots) else "patched"
-    for suffix in ("", f" [{IOA0}]"):
+    for suffix in suffixes:
         s, p = "stock" + suffix, p3 + suffix
         if s not in r.boots or p not in r.boots:
             continue
@@ -180,6 +180,13 @@ def dispatch_lines(r, variant):
                 f"adds, not the literal targets above), {variant}, ext4, Debian default:", ""]
         out += ["- " + x for x in rows]
     return out + [""]
+
+
+def brief(r):
+    """REPORT.md's version: Debian's default command line; with {IOA0}
+    in the tables file."""
+    return (section(r, suffixes=("",)).rstrip() +
+            f"\n\nThe same with `{IOA0}`: {TABLES_LINK}.")
 
 
 def main():

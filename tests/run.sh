@@ -137,7 +137,7 @@ analysis() {
 		$PY -m pytest -q -p no:cacheprovider tests/analysis
 	check "REPORT.md is what make report-reference gives from analysis/reference" \
 		$PY analysis/report.py analysis/reference/summary.json --check REPORT.md \
-			--config-diff analysis/reference/config-diff.txt
+			--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md
 }
 
 ALL=(lint kernels patches boot clock soak names traces bench gate analysis)

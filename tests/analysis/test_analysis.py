@@ -690,6 +690,7 @@ def test_a_new_configuration_reaches_the_tables(doc):
     new = make_config("patched", "nfs4.noac",
                       [make_case("stat", 99000.0, getattr_=1.0),
                        make_case("statx.SIZE", 88000.0, getattr_=1.0),
+                       make_case("statx.TYPE", 87000.0, getattr_=0.0),
                        make_case("statx.BASIC_STATS.DONT_SYNC", 9000.0, getattr_=0.0)])
     new["env"].update(nfs_vers="4.2", actimeo="0", netem_us="0")
     d["configs"].append(new)
@@ -873,3 +874,25 @@ def test_findings_never_state_a_difference_inside_the_noise(doc):
     line = next(x for x in text.splitlines() if x.startswith("- **NFS (nfs3.actimeo0"))
     assert "statx(TYPE) against stat() is inside the noise (no difference claimed)" in line
     assert "statx(DONT_SYNC) against stat() differs beyond the noise (-16.67%)" in line
+
+
+def test_report_keeps_brief_sections_and_the_tables_file_the_full_ones(doc, tmp_path):
+    r = report.Report(doc)
+    brief, full = report.render_sections(r, brief=True), report.render_sections(r)
+    assert set(report.BRIEF) >= {"filesystems", "nfs", "dirty", "conformance", "series"}
+    tables = report.tables_text(r)
+    for name in report.BRIEF:
+        assert full[name].rstrip() in tables, name
+    assert "analysis/reference/tables.md" in brief["filesystems"]
+    assert "7,669 → 7,671" in brief["filesystems"]          # stock → patched, ext4 stat
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(doc))
+    rep = tmp_path / "REPORT.md"
+    rep.write_text("<!-- generated:filesystems -->\n<!-- end:filesystems -->\n")
+    tab = tmp_path / "tables.md"
+    run = [PY, str(ROOT / "analysis/report.py"), str(res)]
+    subprocess.run(run + ["--update", str(rep), "--tables", str(tab)], check=True)
+    assert brief["filesystems"] in rep.read_text() and tab.read_text() == tables
+    assert subprocess.run(run + ["--check", str(rep), "--tables", str(tab)]).returncode == 0
+    tab.write_text(tables.replace("7,669", "7,670"))
+    assert subprocess.run(run + ["--check", str(rep), "--tables", str(tab)]).returncode != 0
