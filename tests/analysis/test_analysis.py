@@ -122,14 +122,21 @@ def test_standalone_report_and_figures(doc, tmp_path):
         assert (out / f"{name}.svg").exists()
 
 
-def test_merge_reads_guest_outputs(tmp_path):
-    boot = tmp_path / "guest" / "stock"
+def _guest_run(tmp_path, variant="stock"):
+    """A run directory as bench/run.sh leaves it: one boot of VARIANT with
+    the harness's ext4 file (one stat case)."""
+    boot = tmp_path / "guest" / variant
     (boot / "raw").mkdir(parents=True)
-    (boot / "vm.env").write_text("variant=stock\nkernel_append=\nmode=cost\n")
-    raw = make_config("stock", "ext4", [make_case("stat", 10.0)])
-    raw = {k: raw[k] for k in ("label", "fs", "mode", "unit", "env", "overhead", "cases")}
-    raw["schema"] = 1
+    (boot / "vm.env").write_text(f"variant={variant}\nkernel_append=\nmode=cost\n")
+    raw = make_config(variant, "ext4", [make_case("stat", 10.0)])
+    raw = {"schema": 1, **{k: raw[k] for k in ("label", "fs", "mode", "unit", "env",
+                                                "overhead", "cases")}}
     (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    return boot
+
+
+def test_merge_reads_guest_outputs(tmp_path):
+    _guest_run(tmp_path)
     subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
     merged = sr.load(tmp_path / "results.json")
     assert merged["configs"][0]["variant"] == "stock"
@@ -247,13 +254,7 @@ def test_dirty_section_is_read_against_the_write_alone(doc):
 
 
 def test_merge_reads_conformance_runs(tmp_path):
-    boot = tmp_path / "guest" / "stock"
-    (boot / "raw").mkdir(parents=True)
-    (boot / "vm.env").write_text("variant=stock\nkernel_append=\nmode=cost\n")
-    raw = make_config("stock", "ext4", [make_case("stat", 10.0)])
-    raw = {k: raw[k] for k in ("label", "fs", "mode", "unit", "env", "overhead", "cases")}
-    raw["schema"] = 1
-    (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    _guest_run(tmp_path)
     (tmp_path / "conformance" / "stock").mkdir(parents=True)
     (tmp_path / "conformance" / "stock" / "output").write_text(_tap(TESTS, 20, 30))
     subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
@@ -843,13 +844,7 @@ def test_nfs_section_sets_the_trace_beside_the_benchmark(doc):
 
 
 def test_merge_reads_nfs_site_traces(tmp_path):
-    boot = tmp_path / "guest" / "patched"
-    (boot / "raw").mkdir(parents=True)
-    (boot / "vm.env").write_text("variant=patched\nkernel_append=\nmode=cost\n")
-    raw = make_config("patched", "ext4", [make_case("stat", 10.0)])
-    raw = {"schema": 1, **{k: raw[k] for k in ("label", "fs", "mode", "unit", "env",
-                                                "overhead", "cases")}}
-    (boot / "raw" / "ext4.json").write_text(json.dumps(raw))
+    _guest_run(tmp_path, "patched")
     tr = tmp_path / "traces" / "patched" / "traces"
     tr.mkdir(parents=True)
     (tr / "nfs_sites.nfs3.actimeo0+stat.txt").write_text(SITES_TRACE)
