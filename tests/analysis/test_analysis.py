@@ -728,6 +728,20 @@ def test_schema_checks_every_section(doc, tmp_path, section, breakage, where):
         sr.validate(d)
 
 
+def _side_file_round_trip(tmp_path, doc, section, flag):
+    """report.py --update of a REPORT.md holding SECTION, with the side
+    file FLAG names; returns (REPORT.md, the side file, a function that
+    runs --check and returns its exit status)."""
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(doc))
+    rep = tmp_path / "REPORT.md"
+    rep.write_text(f"<!-- generated:{section} -->\n<!-- end:{section} -->\n")
+    side = tmp_path / flag.lstrip("-")
+    run = [PY, str(ROOT / "analysis/report.py"), str(res)]
+    subprocess.run(run + ["--update", str(rep), flag, str(side)], check=True)
+    return rep, side, lambda: subprocess.run(run + ["--check", str(rep), flag, str(side)]).returncode
+
+
 def test_setup_lists_the_measured_path_options_and_moves_the_rest(doc, tmp_path):
     d = copy.deepcopy(doc)
     d["configs"][0]["config_diff"] = "-ACPI_AC n\n-NFS_FSCACHE y\n+9P_FS y\n# modules dropped: 7\n"
@@ -740,17 +754,11 @@ def test_setup_lists_the_measured_path_options_and_moves_the_rest(doc, tmp_path)
     assert "| nfs3.actimeo0 | nfs | – |" in text and "addr=" not in text
     assert "common to every nfs mount: `rw,vers=3,acregmin=0`" in text
     assert "-ACPI_AC n" in report.config_diff_text(d)
-    res = tmp_path / "results.json"
-    res.write_text(json.dumps(d))
-    rep = tmp_path / "REPORT.md"
-    rep.write_text("<!-- generated:setup -->\n<!-- end:setup -->\n")
-    cd = tmp_path / "config-diff.txt"
-    run = [PY, str(ROOT / "analysis/report.py"), str(res)]
-    subprocess.run(run + ["--update", str(rep), "--config-diff", str(cd)], check=True)
+    rep, cd, check = _side_file_round_trip(tmp_path, d, "setup", "--config-diff")
     assert "-ACPI_AC n" in cd.read_text()
-    assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode == 0
+    assert check() == 0
     cd.write_text("stale\n")
-    assert subprocess.run(run + ["--check", str(rep), "--config-diff", str(cd)]).returncode != 0
+    assert check() != 0
 
 
 def test_headline_marks_changes_inside_the_noise(doc):
@@ -880,14 +888,8 @@ def test_report_keeps_brief_sections_and_the_tables_file_the_full_ones(doc, tmp_
         assert full[name].rstrip() in tables, name
     assert "analysis/reference/tables.md" in brief["filesystems"]
     assert "7,669 → 7,671" in brief["filesystems"]          # stock → patched, ext4 stat
-    res = tmp_path / "results.json"
-    res.write_text(json.dumps(doc))
-    rep = tmp_path / "REPORT.md"
-    rep.write_text("<!-- generated:filesystems -->\n<!-- end:filesystems -->\n")
-    tab = tmp_path / "tables.md"
-    run = [PY, str(ROOT / "analysis/report.py"), str(res)]
-    subprocess.run(run + ["--update", str(rep), "--tables", str(tab)], check=True)
+    rep, tab, check = _side_file_round_trip(tmp_path, doc, "filesystems", "--tables")
     assert brief["filesystems"] in rep.read_text() and tab.read_text() == tables
-    assert subprocess.run(run + ["--check", str(rep), "--tables", str(tab)]).returncode == 0
+    assert check() == 0
     tab.write_text(tables.replace("7,669", "7,670"))
-    assert subprocess.run(run + ["--check", str(rep), "--tables", str(tab)]).returncode != 0
+    assert check() != 0
