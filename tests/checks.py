@@ -5,6 +5,7 @@ each (tests/analysis/test_checks.py gives each passing and failing data).
 usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
        checks.py timemode LOOSE.json TIGHT.json      (tests/bench-timemode.sh)
        checks.py tags TAGS.json LIST                 (tests/bench-timemode.sh)
+       checks.py hostcal HOSTCAL.json                (tests/hostcal.sh)
        checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
        checks.py scale SCALEDIR                      (tests/scale-quick.sh)
 
@@ -219,6 +220,34 @@ def tags(doc, listing):
     return out, bad
 
 
+# What the cycle model weighs: REP string instructions at the kernel's
+# sizes, fences, a locked RMW, call/ret, and the plain loop they are read in.
+HOSTCAL_SEQUENCES = {"loop_1000", "rep_stosb_4096", "rep_stosb_160", "rep_movsb_4096",
+                     "rep_movsb_160", "lfence", "mfence", "lock_add", "call_ret_x10"}
+
+
+def hostcal(doc):
+    """The host calibration's file: bench/schema.json's hostcal, each
+    sequence once, every one the model needs, a REP sequence's icount its
+    size (QEMU counts an iteration per byte)."""
+    out, bad = [], []
+    try:
+        sr.validate(doc, "hostcal")
+    except sr.SchemaError as e:
+        return out, [f"not a hostcal file of bench/schema.json: {e}"]
+    names = [s["name"] for s in doc["sequences"]]
+    if len(set(names)) != len(names):
+        bad.append(f"a sequence twice: {names}")
+    if HOSTCAL_SEQUENCES - set(names):
+        bad.append(f"missing {sorted(HOSTCAL_SEQUENCES - set(names))}")
+    for s in doc["sequences"]:
+        if s["name"].startswith("rep_") and s["icount"] != s["size"]:
+            bad.append(f"{s['name']}: icount {s['icount']}, size {s['size']}")
+    if not bad:
+        out.append(f"hostcal: {len(names)} sequences on {doc['cpu']}")
+    return out, bad
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -227,6 +256,8 @@ def main(argv):
         out, bad = determinism(*map(read_json, args))
     elif what == "timemode" and len(args) == 2:
         out, bad = timemode(*map(read_json, args))
+    elif what == "hostcal" and len(args) == 1:
+        out, bad = hostcal(read_json(args[0]))
     elif what == "tags" and len(args) == 2:
         out, bad = tags(read_json(args[0]), pathlib.Path(args[1]).read_text())
     elif what == "quick" and len(args) == 2:

@@ -120,6 +120,8 @@ bench() {
 	check "bench: harness refuses a setup that would lie" tests/bench-refusal.sh
 	check "bench: time mode adds rounds until its 95% interval meets the target, or stops at the limit" \
 		tests/bench-timemode.sh
+	check "bench: the host calibration runs (user space, on the host) and writes every sequence" \
+		tests/hostcal.sh
 	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
 	check "bench: quick scaling study in the guest (depth, directory size, ls -l, fio), merged and drawn" \
 		tests/scale-quick.sh "$LOG/scale"

@@ -49,6 +49,24 @@ def test_tags():
     assert checks.tags(doc, "stat raw newfstatat main\n")[1]
 
 
+def test_hostcal():
+    seqs = [{"name": n, "what": n, "size": 4096 if n.startswith("rep_") else 0,
+             "icount": 4096 if n.startswith("rep_") else 1, "ns": 1.0, "ns_range": [0.9, 1.1],
+             "tsc": 2.0, "loop_iters": 3.0} for n in sorted(checks.HOSTCAL_SEQUENCES)]
+    doc = {"schema": 1, "kind": "hostcal", "cpu": "x", "family": 23, "model": 49,
+           "erms": False, "fsrm": False, "batch": 2000, "samples": 3, "sequences": seqs}
+    assert checks.hostcal(doc)[1] == []
+    short = copy.deepcopy(doc)
+    short["sequences"] = [x for x in seqs if x["name"] != "mfence"]
+    assert any("missing ['mfence']" in b for b in checks.hostcal(short)[1])
+    wrong = copy.deepcopy(doc)
+    next(x for x in wrong["sequences"] if x["name"] == "rep_stosb_160")["icount"] = 1
+    assert any("rep_stosb_160: icount 1" in b for b in checks.hostcal(wrong)[1])
+    broken = copy.deepcopy(doc)
+    del broken["cpu"]
+    assert any("bench/schema.json" in b for b in checks.hostcal(broken)[1])
+
+
 def timemode_doc(n, met):
     return {"ci_target": 0.5, "cases": [
         {"name": name, "samples": [1.0] * n, "median": 1.0, "ci95": [0.9, 1.1], "ci_met": met}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostcal.c - what the sequences cost mode weighs wrongly cost on this
+ * machine's own CPU, in user space: REP string instructions at the sizes
+ * the kernel uses, fences, a locked read-modify-write, call/ret, against a
+ * plain two-instruction loop.
+ *
+ * Usage: hostcal [--samples N] [--json FILE]
+ *
+ * Runs on the host, natively, nothing loaded into the kernel.  There is
+ * no PMU here, so no cycle counter: each sequence is timed with
+ * CLOCK_MONOTONIC over a batch and given three ways, ns per operation,
+ * TSC ticks per operation, and plain-loop iterations per operation (the
+ * loop "dec; jnz" runs one iteration a cycle on current cores, so the
+ * last is close to cycles, whatever the clock frequency).  Cost mode
+ * (QEMU -icount) counts a REP instruction's every iteration and a fence
+ * as one instruction; set beside these, the two say how far an
+ * instruction count is from time for each class.
+ *
+ * Prints one line per sequence: "hostcal i/N name ... value".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "util.h"
+
+#define BATCH	2000		/* operations per timed batch */
+#define LOOP_N	1000		/* iterations of the plain loop per operation */
+
+static char dst[4096] __attribute__((aligned(64)));
+static char src[4096] __attribute__((aligned(64)));
+static long word __attribute__((aligned(64)));
+
+struct seq {
+	const char *name;	/* as in the JSON */
+	const char *what;	/* the instructions one operation runs */
+	unsigned long size;	/* bytes, for REP string instructions */
+	void (*op)(unsigned long size);
+	unsigned long icount;	/* what cost mode counts for one operation */
+};
+
+static void op_loop(unsigned long n)
+{
+	unsigned long i = LOOP_N;
+
+	(void)n;
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(i));
+}
+
+static void op_stosb(unsigned long n)
+{
+	void *d = dst;
+
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+}
+
+static void op_movsb(unsigned long n)
+{
+	void *d = dst;
+	const void *s = src;
+
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+static void op_lfence(unsigned long n)
+{
+	(void)n;
+	__asm__ volatile("lfence" : : : "memory");
+}
+
+static void op_mfence(unsigned long n)
+{
+	(void)n;
+	__asm__ volatile("mfence" : : : "memory");
+}
+
+static void op_lock_add(unsigned long n)
+{
+	(void)n;
+	__asm__ volatile("lock addq $1, %0" : "+m"(word));
+}
+
+static void __attribute__((noinline)) leaf(void)
+{
+	__asm__ volatile("" : : : "memory");
+}
+
+/* Ten calls and returns of an empty function. */
+static void op_calls(unsigned long n)
+{
+	int i;
+
+	(void)n;
+	for (i = 0; i < 10; i++)
+		leaf();
+}
+
+static void op_empty(unsigned long n)
+{
+	(void)n;
+	__asm__ volatile("" : : : "memory");
+}
+
+/* icount of a REP string op: one per iteration (QEMU counts each). */
+static const struct seq seqs[] = {
+	{ "empty", "the batch loop alone", 0, op_empty, 0 },
+	{ "loop_1000", "dec; jnz x1000", 0, op_loop, 2 * LOOP_N },
+	{ "rep_stosb_4096", "rep stosb, 4096 bytes", 4096, op_stosb, 4096 },
+	{ "rep_stosb_256", "rep stosb, 256 bytes", 256, op_stosb, 256 },
+	{ "rep_stosb_192", "rep stosb, 192 bytes", 192, op_stosb, 192 },
+	{ "rep_stosb_160", "rep stosb, 160 bytes", 160, op_stosb, 160 },
+	{ "rep_movsb_4096", "rep movsb, 4096 bytes", 4096, op_movsb, 4096 },
+	{ "rep_movsb_256", "rep movsb, 256 bytes", 256, op_movsb, 256 },
+	{ "rep_movsb_192", "rep movsb, 192 bytes", 192, op_movsb, 192 },
+	{ "rep_movsb_160", "rep movsb, 160 bytes", 160, op_movsb, 160 },
+	{ "lfence", "lfence", 0, op_lfence, 1 },
+	{ "mfence", "mfence", 0, op_mfence, 1 },
+	{ "lock_add", "lock addq $1, mem", 0, op_lock_add, 1 },
+	{ "call_ret_x10", "10 x (call; ret) of an empty function", 0, op_calls, 30 },
+};
+#define NSEQ (sizeof(seqs) / sizeof(seqs[0]))
+
+/* One batch of @s: ns and TSC ticks for BATCH operations. */
+static void batch(const struct seq *s, double *ns, double *tsc)
+{
+	uint64_t t0 = now_ns(), c0 = __rdtsc();
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		s->op(s->size);
+	*tsc = (double)(__rdtsc() - c0);
+	*ns = (double)(now_ns() - t0);
+}
+
+int main(int argc, char **argv)
+{
+	double ns[NSEQ], tsc[NSEQ], *sn, *st;
+	const char *json = NULL;
+	unsigned int samples = 31, i, k;
+	cpu_set_t cpus;
+	FILE *f = NULL;
+	char model[256] = "unknown", line[4096];
+	int family = -1, modelnr = -1, erms = 0, fsrm = 0;
+	FILE *ci;
+
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--samples") && i + 1 < (unsigned int)argc)
+			samples = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--json") && i + 1 < (unsigned int)argc)
+			json = argv[++i];
+		else
+			die("usage: hostcal [--samples N] [--json FILE]");
+	}
+	if (samples < 3)
+		die("--samples wants 3 or more");
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("cannot pin to CPU 0: %s", strerror(errno));
+	ci = fopen("/proc/cpuinfo", "r");
+	/* The first CPU's: its model, and the string-instruction features. */
+	while (ci && fgets(line, sizeof(line), ci)) {
+		if (line[0] == '\n')
+			break;
+		sscanf(line, "model name : %255[^\n]", model);
+		sscanf(line, "cpu family : %d", &family);
+		sscanf(line, "model : %d", &modelnr);
+		if (!strncmp(line, "flags", 5)) {
+			erms = strstr(line, " erms") != NULL;
+			fsrm = strstr(line, " fsrm") != NULL;
+		}
+	}
+	if (ci)
+		fclose(ci);
+	sn = calloc((size_t)samples * NSEQ, sizeof(*sn));
+	st = calloc((size_t)samples * NSEQ, sizeof(*st));
+	if (!sn || !st)
+		die("out of memory");
+	/* Warm up, then rounds of one batch per sequence, interleaved. */
+	for (k = 0; k < NSEQ; k++)
+		batch(&seqs[k], &ns[k], &tsc[k]);
+	for (i = 0; i < samples; i++)
+		for (k = 0; k < NSEQ; k++)
+			batch(&seqs[k], &sn[k * samples + i], &st[k * samples + i]);
+	for (k = 0; k < NSEQ; k++) {
+		ns[k] = median_of(&sn[k * samples], samples);
+		tsc[k] = median_of(&st[k * samples], samples);
+	}
+	if (json) {
+		f = fopen(json, "w");
+		if (!f)
+			die("cannot write %s: %s", json, strerror(errno));
+		fprintf(f, "{\n  \"schema\": 1, \"kind\": \"hostcal\", \"cpu\": ");
+		json_str(f, model);
+		fprintf(f, ", \"family\": %d, \"model\": %d, \"erms\": %s, \"fsrm\": %s",
+			family, modelnr, erms ? "true" : "false", fsrm ? "true" : "false");
+		fprintf(f, ",\n  \"batch\": %d, \"samples\": %u, \"loop_iterations\": %d,\n"
+			"  \"note\": \"medians over samples of BATCH operations, the empty batch loop "
+			"subtracted; loop_iters: the operation in plain-loop iterations\",\n"
+			"  \"sequences\": [\n", BATCH, samples, LOOP_N);
+	}
+	for (k = 0; k < NSEQ; k++) {
+		/* Per operation, the empty batch loop taken off. */
+		double n = (ns[k] - ns[0]) / BATCH, t = (tsc[k] - tsc[0]) / BATCH;
+		double it = (ns[1] - ns[0]) / BATCH / LOOP_N;
+		double lo = 1e300, hi = 0;
+
+		for (i = 0; i < samples; i++) {
+			double x = (sn[k * samples + i] - ns[0]) / BATCH;
+
+			lo = fmin(lo, x);
+			hi = fmax(hi, x);
+		}
+		printf("hostcal %u/%zu %-16s %9.2f ns %9.1f tsc %8.1f loop iterations (icount %lu)\n",
+		       k + 1, NSEQ, seqs[k].name, n, t, it > 0 ? n / it : 0, seqs[k].icount);
+		if (!f)
+			continue;
+		fprintf(f, "    {\"name\": ");
+		json_str(f, seqs[k].name);
+		fprintf(f, ", \"what\": ");
+		json_str(f, seqs[k].what);
+		fprintf(f, ", \"size\": %lu, \"icount\": %lu,\n     \"ns\": %.4f, \"ns_range\": "
+			"[%.4f, %.4f], \"tsc\": %.3f, \"loop_iters\": %.3f}%s\n", seqs[k].size,
+			seqs[k].icount, n, lo, hi, t, it > 0 ? n / it : 0, k + 1 < NSEQ ? "," : "");
+	}
+	if (f) {
+		fprintf(f, "  ]\n}\n");
+		if (fclose(f))
+			die("cannot write %s", json);
+	}
+	free(sn);
+	free(st);
+	return 0;
+}
