@@ -34,7 +34,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal \
 	compare conformance soak test clean help
 
 help:
@@ -90,6 +90,12 @@ report-reference: deps
 			[ -f "$$f" ] && cp "$$f" "analysis/reference/figures/$$v.$$(basename "$$f")"; \
 		done; \
 	done; true
+
+## make hostcal              time the sequences cost mode weighs wrongly on this
+##                            machine's CPU (user space): analysis/reference/hostcal.json
+hostcal: deps
+	@$(MAKE) -s -C bench
+	@build/hostcal --json analysis/reference/hostcal.json
 
 ## make compare BASE=a NEW=b [THRESHOLD=pct] [CQUICK=0] [LABELS=ext4,tmpfs,nfs3]
 ##                            regression gate: exits 1 when NEW regresses

@@ -23,6 +23,7 @@ RESULTS is a results.json (bench/SCHEMA.md) or its summary
 written by hand and holds no measured number.
 """
 import argparse
+import json
 import pathlib
 import re
 import sys
@@ -121,6 +122,44 @@ def config_diff_text(doc):
     for d, variants in seen.items():
         out += [f"# kernels: {', '.join(dict.fromkeys(variants))}", d.rstrip(), ""]
     return "\n".join(out)
+
+
+# build/hostcal's file (make hostcal): this machine's CPU, user space.
+HOSTCAL_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "hostcal.json"
+
+
+def sec_hostcal(r, path=HOSTCAL_FILE):
+    """What cost mode counts for the sequences it weighs wrongly, against
+    what they take on the host's own CPU (bench/hostcal.c)."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        return f"No host calibration ({path.name} is missing; `make hostcal` writes it).\n"
+    h = sr.validate(json.loads(path.read_text()), "hostcal")
+    guest = {c["name"]: c["median"] for c in (sr.config(r.doc, r.boots[0], "floor") or
+                                               {"cases": []})["cases"]}
+    rows = []
+    for x in h["sequences"]:
+        if x["name"] == "empty":
+            continue
+        rows.append([f"`{x['name']}`", x["what"], fmt(x["icount"]),
+                     f"{x['loop_iters']:,.1f}", f"{x['ns']:,.2f} ({x['ns_range'][0]:,.2f}–"
+                     f"{x['ns_range'][1]:,.2f})",
+                     f"{x['icount'] / x['loop_iters']:,.2f}" if x["loop_iters"] > 0 else "–"])
+    flags = ", ".join(f for f in ("erms", "fsrm") if h[f]) or "neither erms nor fsrm"
+    out = [f"On the host's own CPU ({h['cpu']}, family {h['family']} model {h['model']}, "
+           f"{flags}; user space, `bench/hostcal.c`, median of {h['samples']} batches of "
+           f"{h['batch']}): what each sequence takes, in iterations of a plain "
+           "`dec; jnz` loop (one a cycle on current cores, so close to cycles) and in ns "
+           "with the range over batches, beside what cost mode counts for it.  The last "
+           "column is how many counted instructions stand for one loop iteration: two for "
+           "the loop itself; far above two, cost mode over-weights a sequence, far below, it "
+           "hides it.", "",
+           md_table(["sequence", "what", "cost mode counts", "loop iterations", "ns (range)",
+                     "counted per iteration"], rows)]
+    if "calib.rep_stosb_4096" in guest:
+        out += ["", f"In the guest, cost mode counted `calib.rep_stosb_4096` (the same "
+                f"4096-byte `rep stosb`, {r.boots[0]}) as {fmt(guest['calib.rep_stosb_4096'])}."]
+    return "\n".join(out) + "\n"
 
 
 def sec_calibration(r):
@@ -282,7 +321,8 @@ def sec_findings(r):
 # figure module's (its SECTION names it, its section(r) writes it).
 OWN = {"headline": ("The answer in one table", sec_headline),
        "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
-       "calibration": ("Calibration", sec_calibration)}
+       "calibration": ("Calibration", sec_calibration),
+       "hostcal": ("This machine's CPU against cost mode", sec_hostcal)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}
