@@ -893,3 +893,23 @@ def test_report_keeps_brief_sections_and_the_tables_file_the_full_ones(doc, tmp_
     assert check() == 0
     tab.write_text(tables.replace("7,669", "7,670"))
     assert check() != 0
+
+
+def test_hostcal_section_sets_the_host_beside_cost_mode(doc, tmp_path):
+    r = report.Report(doc)
+    assert "is missing" in report.sec_hostcal(r, tmp_path / "none.json")
+    seq = {"name": "rep_stosb_4096", "what": "rep stosb, 4096 bytes", "size": 4096,
+           "icount": 4096, "ns": 64.0, "ns_range": [62.0, 70.0], "tsc": 140.0,
+           "loop_iters": 128.0}
+    h = {"schema": 1, "kind": "hostcal", "cpu": "AMD EPYC", "family": 23, "model": 49,
+         "erms": False, "fsrm": True, "batch": 2000, "samples": 31, "sequences": [seq]}
+    p = tmp_path / "hostcal.json"
+    p.write_text(json.dumps(h))
+    text = report.sec_hostcal(r, p)
+    assert "family 23 model 49, fsrm" in text
+    assert "| `rep_stosb_4096` | rep stosb, 4096 bytes | 4,096 | 128.0 | 64.00 (62.00–70.00) | 32.00 |" in text
+    assert "counted `calib.rep_stosb_4096`" in text and "as 4,135." in text
+    del h["cpu"]
+    p.write_text(json.dumps(h))
+    with pytest.raises(sr.SchemaError):
+        report.sec_hostcal(r, p)
