@@ -119,6 +119,39 @@ if trace nfs nfs_getattr.bt stat_n; then
 		fails=$((fails + 1))
 	fi
 fi
+
+# nfs_getattr_sites.bt: the GETATTRs of N stat() calls, and those outside
+# them, add up to mountstats's count; each in the calls is attributed to a
+# VFS step, an NFS function and an inode.
+mkdir -p /mnt/nfs3/ts/d1/d2/d3
+echo data >/mnt/nfs3/ts/d1/d2/d3/file
+# The workload's shell changes directory; this one stays off the mount.
+if trace sites nfs_getattr_sites.bt stat_n; then
+	g0=$(nfs_ops /mnt/nfs3 GETATTR)
+	sh -c "cd /mnt/nfs3/ts && exec $S stat $N d1/d2/d3/file"
+	g1=$(nfs_ops /mnt/nfs3 GETATTR)
+	untrace
+	echo "calls $N" >>"$OUT/sites.out"
+	(cd /mnt/nfs3/ts && stat -c 'fileid %i %n' . d1 d1/d2 d1/d2/d3 d1/d2/d3/file) >>"$OUT/sites.out"
+	# (No process substitution: the guest has no /dev/fd.)
+	res=$(python3 -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import nfs_sites
+s = nfs_sites.parse(open(sys.argv[2]).read())
+import re
+out = sum(int(n) for n in re.findall(r"^@outside\[.*, GETATTR\]: (\d+)$", open(sys.argv[2]).read(), re.M))
+print(sum(r["count"] for r in s["rpcs"] if r["proc"] == "GETATTR"), out,
+      sum(r["count"] for r in s["rpcs"] if nfs_sites.UNATTRIBUTED in (r["step"], r["nfs"], r["component"])))' \
+		"$REPO/analysis" "$OUT/sites.out")
+	read -r seen outside loose <<<"$res"
+	if [ $((seen + outside)) = $((g1 - g0)) ] && [ "$seen" -gt 0 ] && [ "$loose" = 0 ]; then
+		echo "ok: sites: $seen GETATTR RPCs in the calls + $outside outside = mountstats delta, every one in the calls attributed"
+	else
+		echo "FAIL: sites: $seen GETATTR RPCs in the calls + $outside outside, mountstats says $((g1 - g0)), $loose unattributed"
+		cat "$OUT/sites.out"
+		fails=$((fails + 1))
+	fi
+fi
 umount /mnt/nfs3
 echo "traces-test: $fails failures"
 [ "$fails" = 0 ]
