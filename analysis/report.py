@@ -262,16 +262,18 @@ def sec_findings(r):
                    f"{fmt(pe['statx.fd.empty'])} ({pct(pe['statx.fd.empty'], e['statx.fd.empty'])}), "
                    f"statx(fd, NULL) {fmt(pe['statx.fd.null'])} (stock: EFAULT).")
     n = {b: r.v(b, "ext4", "stat") for b in ("stock", "patched", f"stock [{IOA0}]")}
-    n160 = {b: r.v(b, "ext4", "stat.name160") for b in ("stock", "patched")}
+    n160 = {b: r.case(b, "ext4", "stat.name160") for b in ("stock", "patched")}
     if n["stock"] and n["patched"] and p == "patched":
         line = (f"- **A small struct filename (patch 4) halves stat() by name.** stat() by path "
                 f"costs {fmt(n['patched'])} with the whole series against {fmt(n['stock'])} on "
                 f"stock ({n['patched'] / n['stock'] * 100:.1f}%; stock with {IOA0}: "
                 f"{fmt(n[f'stock [{IOA0}]'])}).")
         if n160["stock"] and n160["patched"]:
-            line += (f" A name of 160 bytes, one past what the small object holds, pays for "
-                     f"both allocations: {fmt(n160['patched'])} against {fmt(n160['stock'])} "
-                     f"({pct(n160['patched'], n160['stock'])}).")
+            a, b = n160["stock"], n160["patched"]
+            line += (f" A name of 160 bytes, one past what the small object holds, needs "
+                     f"both allocations; it costs {fmt(b['median'])} ({spread(b, r.mode)}) against "
+                     f"{fmt(a['median'])} ({spread(a, r.mode)}), which "
+                     f"{noise_word(a, b, r.mode)}.")
         out.append(line)
     for label in sr.fs_labels(r.doc, fs="nfs", actimeo="0", netem=0):
         st = r.case(p, label, "stat")

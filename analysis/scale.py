@@ -372,11 +372,11 @@ def section(r):
 
 
 def brief(r):
-    """REPORT.md's version: the path-depth and fio tables; directory size
-    and ls -l per entry in the tables file (their figures stay)."""
+    """REPORT.md's version: the path-depth table; directory size, ls -l
+    per entry and fio in the tables file (their figures stay)."""
     text = section(r)
     paras = text.split("\n\n")
-    drop = ("Directory size", "`ls -l` per entry")
+    drop = ("Directory size", "`ls -l` per entry", "fio ")
     out, skip = [], False
     for para in paras:
         if para.startswith(drop):
@@ -387,8 +387,8 @@ def brief(r):
             continue
         skip = False
         out.append(para)
-    return "\n\n".join(out).rstrip() + (f"\n\nDirectory size and `ls -l` per entry, "
-                                          f"table by table: {TABLES_LINK}.\n")
+    return "\n\n".join(out).rstrip() + (f"\n\nDirectory size, `ls -l` per entry and fio "
+                                          f"against ours, table by table: {TABLES_LINK}.\n")
 
 
 def main():
