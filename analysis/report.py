@@ -37,6 +37,7 @@ import fs_masks  # noqa: E402
 import name_length  # noqa: E402
 import nfs  # noqa: E402
 import probes  # noqa: E402
+import runs  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
 import statx_results as sr  # noqa: E402
@@ -324,7 +325,8 @@ def sec_findings(r):
 OWN = {"headline": ("The answer in one table", sec_headline),
        "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
        "calibration": ("Calibration", sec_calibration),
-       "hostcal": ("This machine's CPU against cost mode", sec_hostcal)}
+       "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
+       "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}

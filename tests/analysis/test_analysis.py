@@ -913,3 +913,28 @@ def test_hostcal_section_sets_the_host_beside_cost_mode(doc, tmp_path):
     p.write_text(json.dumps(h))
     with pytest.raises(sr.SchemaError):
         report.sec_hostcal(r, p)
+
+
+def test_runs_section_compares_kept_runs_built_from_the_same_configs(doc, tmp_path):
+    import runs
+    kept = runs.compact(doc)
+    kept["run_id"] = "earlier"
+    moved = copy.deepcopy(kept)
+    moved["run_id"] = "moved"
+    for row in moved["cases"]:
+        if row[:3] == ["patched", "ext4", "stat"]:
+            row[3:] = [9000.0, 9000.0, 9000.0]          # far outside 7,671's interval
+    other = copy.deepcopy(kept)
+    other["run_id"] = "otherconfig"
+    other["config_hashes"]["stock"] = "elsewhere"
+    for k in (kept, moved, other):
+        (tmp_path / f"{k['run_id']}.json").write_text(json.dumps(runs.compact(doc) | k))
+    text = runs.section(report.Report(doc), tmp_path)
+    row = next(x for x in text.splitlines() if x.startswith("| `earlier`"))
+    assert "| 0 |" in row and "0 of" in row
+    row = next(x for x in text.splitlines() if x.startswith("| `moved`"))
+    assert "| 1 | 1 of" in row and "1,329.0 (patched ext4 `stat`)" in row
+    assert "`otherconfig`" in text.split("not compared")[1]
+    (tmp_path / "broken.json").write_text(json.dumps({"kind": "run"}))
+    with pytest.raises(sr.SchemaError):
+        runs.section(report.Report(doc), tmp_path)
