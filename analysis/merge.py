@@ -21,6 +21,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import clients  # noqa: E402
 import conformance  # noqa: E402
 import nfs_sites  # noqa: E402
+import profiles  # noqa: E402
 import scale  # noqa: E402
 import statx_results  # noqa: E402
 
@@ -99,6 +100,14 @@ def merge(rundir):
             sites.setdefault(variant, {})[scenario] = nfs_sites.parse(f.read_text())
         except ValueError as e:
             print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
+    # Each profile's top-symbol table (traces/<variant>/profiles/top.*.md).
+    prof = {}
+    for f in sorted(rundir.glob("traces/*/profiles/top.*.md")):
+        variant, scenario = f.parts[-3], f.name[len("top."):-len(".md")]
+        try:
+            prof.setdefault(variant, {})[scenario] = profiles.parse_top(f.read_text())
+        except ValueError as e:
+            print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
@@ -116,6 +125,8 @@ def merge(rundir):
         doc["clients"] = client_runs
     if sites:
         doc["nfs_sites"] = sites
+    if prof:
+        doc["profiles"] = prof
     try:
         statx_results.validate(doc)
     except statx_results.SchemaError as e:

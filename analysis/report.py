@@ -37,6 +37,7 @@ import fs_masks  # noqa: E402
 import name_length  # noqa: E402
 import nfs  # noqa: E402
 import probes  # noqa: E402
+import profiles  # noqa: E402
 import runs  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
@@ -327,7 +328,8 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "calibration": ("Calibration", sec_calibration),
        "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
        "runs": ("Run to run", runs.section)}
-MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes)
+MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
+           profiles)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}
 TITLES = {**{k: t for k, (t, _) in OWN.items()}, **{m.SECTION[0]: m.SECTION[1] for m in MODULES}}
@@ -373,7 +375,8 @@ def tables_text(r):
            "the two agree with the summary.", ""]
     for name in BRIEF:
         out += [f"## {TITLES[name]}", "", SECTIONS[name](r).rstrip(), ""]
-    return "\n".join(out)
+    # The file lives in analysis/reference/: its links are relative to it.
+    return "\n".join(out).replace("](analysis/reference/", "](")
 
 
 def replace_sections(text, sections):

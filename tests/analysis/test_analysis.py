@@ -938,3 +938,47 @@ def test_runs_section_compares_kept_runs_built_from_the_same_configs(doc, tmp_pa
     (tmp_path / "broken.json").write_text(json.dumps({"kind": "run"}))
     with pytest.raises(sr.SchemaError):
         runs.section(report.Report(doc), tmp_path)
+
+
+TOP_STOCK = """| symbol | self % | total % |
+|---|---:|---:|
+| `memset_erms` | 50.0 | 50.0 |
+| `path_init` | 10.0 | 12.0 |
+| `cp_new_stat` | 5.0 | 6.0 |
+
+1000 samples.
+"""
+TOP_PATCHED = """| symbol | self % | total % |
+|---|---:|---:|
+| `cp_new_stat` | 20.0 | 24.0 |
+| `vfs_getattr_nosec` | 10.0 | 10.0 |
+
+250 samples.
+"""
+
+
+def test_profiles_compare_samples_not_shares(doc, tmp_path):
+    import profiles
+    s, p = profiles.parse_top(TOP_STOCK), profiles.parse_top(TOP_PATCHED)
+    assert s["samples"] == 1000 and p["symbols"][0] == {"symbol": "cp_new_stat",
+                                                         "self": 20.0, "total": 24.0}
+    ch = profiles.changes(s, p)
+    assert ch[0] == ("memset_erms", 50.0, 0.0, 500.0, 0.0)
+    # cp_new_stat's share grew (5% -> 20%) but its samples did not (50 -> 50).
+    assert ("cp_new_stat", 5.0, 20.0, 50.0, 50.0) in ch
+    with pytest.raises(ValueError, match="samples"):
+        profiles.parse_top(TOP_STOCK.replace("1000 samples.", ""))
+    d = copy.deepcopy(doc)
+    d["profiles"] = {"stock": {"ext4.stat": s}, "patched": {"ext4.stat": p}}
+    sr.validate(d)
+    text = profiles.section(report.Report(d))
+    assert "| `memset_erms` | 50.0 | 0.0 | 500 → 0 |" in text
+    assert "stock.flame.ext4.stat.svg" in text
+    assert "No stock and patched" in profiles.section(report.Report(doc))
+    # merge.py keeps each run's top tables.
+    _guest_run(tmp_path, "patched")
+    for v, t in (("stock", TOP_STOCK), ("patched", TOP_PATCHED)):
+        (tmp_path / "traces" / v / "profiles").mkdir(parents=True)
+        (tmp_path / "traces" / v / "profiles" / "top.ext4.stat.md").write_text(t)
+    subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
+    assert sr.load(tmp_path / "results.json")["profiles"]["stock"]["ext4.stat"] == s
