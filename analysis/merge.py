@@ -35,6 +35,20 @@ def read_env(path):
     return env
 
 
+def per_scenario(rundir, sub, prefix, suffix, parse):
+    """{variant: {scenario: parse(text)}} of traces/<variant>/SUB/
+    PREFIX<scenario>SUFFIX; a file parse refuses is left out with a
+    warning that names it."""
+    out = {}
+    for f in sorted(rundir.glob(f"traces/*/{sub}/{prefix}*{suffix}")):
+        variant, scenario = f.parts[-3], f.name[len(prefix):-len(suffix)]
+        try:
+            out.setdefault(variant, {})[scenario] = parse(f.read_text())
+        except ValueError as e:
+            print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
+    return out
+
+
 def merge(rundir):
     rundir = pathlib.Path(rundir)
     configs = []
@@ -91,23 +105,10 @@ def merge(rundir):
     # Real clients (bench/guest-clients.sh: clients/<variant>/clients/).
     client_runs = {d.name: clients.load(d) for d in sorted(rundir.glob("clients/*"))
                    if (d / "clients").is_dir()}
-    # Where each NFS RPC of a stat() comes from (traces/guest-traces.sh:
-    # traces/<variant>/traces/nfs_sites.<scenario>.txt).
-    sites = {}
-    for f in sorted(rundir.glob("traces/*/traces/nfs_sites.*.txt")):
-        variant, scenario = f.parts[-3], f.name[len("nfs_sites."):-len(".txt")]
-        try:
-            sites.setdefault(variant, {})[scenario] = nfs_sites.parse(f.read_text())
-        except ValueError as e:
-            print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
-    # Each profile's top-symbol table (traces/<variant>/profiles/top.*.md).
-    prof = {}
-    for f in sorted(rundir.glob("traces/*/profiles/top.*.md")):
-        variant, scenario = f.parts[-3], f.name[len("top."):-len(".md")]
-        try:
-            prof.setdefault(variant, {})[scenario] = profiles.parse_top(f.read_text())
-        except ValueError as e:
-            print(f"merge.py: WARNING: {f}: {e}; left out", file=sys.stderr)
+    # Where each NFS RPC of a stat() comes from, and each profile's
+    # top-symbol table (traces/guest-traces.sh).
+    sites = per_scenario(rundir, "traces", "nfs_sites.", ".txt", nfs_sites.parse)
+    prof = per_scenario(rundir, "profiles", "top.", ".md", profiles.parse_top)
     modes = {c["mode"] for c in configs}
     doc = {
         "schema": statx_results.SCHEMA,
