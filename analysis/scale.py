@@ -1,17 +1,20 @@
 #!/usr/bin/python3
-"""Figures and tables for the scaling and workload study (statx-scale, fio).
+"""Figures and tables for the scaling and workload study (the harness's
+cases tagged scale, and fio).
 
 usage: scale.py RESULTDIR... -o OUTDIR
 
-Each RESULTDIR is what bench/guest-scale.sh wrote (scale-<fs>.json and
-fio-<fs>-<stat_type>.json, directly or under raw/), usually a vm/run.sh
-run directory, whose vm.env names the kernel variant.  Writes to OUTDIR:
-depth, files, ls, fio (PNG and SVG; fio only when fio ran) and scale.md
-(the markdown() section: depth, directory size, ls -l per entry, fio
-against ours).
+Each RESULTDIR is what bench/guest-scale.sh wrote (scale-<fs>.json, the
+harness's files, and fio-<fs>-<stat_type>.json, directly or under raw/),
+usually a vm/run.sh run directory, whose vm.env names the kernel variant.
+Writes to OUTDIR: depth, files, ls, fio (PNG and SVG; fio only when fio
+ran) and scale.md (the markdown() section: depth, directory size, ls -l
+per entry, fio against ours).
 
-Schema: bench/SCHEMA.md, "The scaling study".  Values are per call, per
-file or per entry; in cost mode they are instructions.  "cpu" is the CPU
+from_harness() arranges a harness file's cases by study (depth, files,
+ls) for the figures; results.json keeps that arrangement (bench/schema.json,
+scale_file).  Values are per call, per file or per entry; in cost mode
+they are instructions.  "cpu" is the CPU
 time of the process that ran the pass (waits left out): under -icount
 sleep=off a wait for a device shows on the monotonic clock as a jump to
 the next timer deadline, so cold monotonic figures are not latencies.
@@ -41,6 +44,77 @@ def _variant(d):
     return d.name
 
 
+def _point(c):
+    """A case's figures as a study point: clock and CPU time, the dcache
+    around its last sample, NFS operations per file (or per call)."""
+    p = {k: c[k] for k in ("median", "samples", "cpu_median", "cpu_samples",
+                           "dentries_before", "dentries_after")}
+    if "nfs_ops_per_call" in c:
+        p["nfs_ops_per_entry"] = c["nfs_ops_per_call"]
+    return p
+
+
+def _study_name(c):
+    """depth.D.CALL, files.N.stat.HEAT, ls.N.WAY.HEAT: (what, heat)."""
+    what = c["name"].split(".", 2)[2]
+    if what.endswith((".hot", ".cold")):
+        what, heat = what.rsplit(".", 1)
+        return what, heat
+    return what, None
+
+
+def from_harness(doc):
+    """A harness file of the scaling study (cases tagged scale), arranged by
+    study: depth series by call, and per directory size the stat pass and
+    each way of listing, hot and cold; the real ls's per-entry figure is
+    its CPU time over the empty directory's (N = 0), per entry."""
+    cases = [c for c in doc["cases"] if "scale" in c["tags"]]
+    if not cases:
+        raise SystemExit(f"{doc.get('label')}: no cases tagged scale")
+    out = {"schema": 1, "kind": "scale", "fs": doc["label"], "mode": doc["mode"],
+           "unit": doc["unit"], "env": dict(doc["env"]), "overhead": doc["overhead"]}
+    depth = [c for c in cases if "depth" in c["tags"]]
+    series = {}
+    for c in depth:
+        call, _ = _study_name(c)
+        s = series.setdefault(call, {"mask": c["mask"], "mask_name": c["mask_name"],
+                                     "calls_per_sample": c["iters"], "points": {}})
+        s["points"][c["param"]] = _point(c)
+    depths = sorted({c["param"] for c in depth})
+    out["depth"] = {"depths": depths, "series": {
+        call: {**s, "points": [s["points"][d] for d in depths]} for call, s in series.items()}}
+    ls = [c for c in cases if "ls" in c["tags"]]
+    ls_mask = [c for c in ls if _study_name(c)[0] == "getdents+statx.ls"]
+    if ls_mask:
+        out["ls_mask"], out["ls_mask_name"] = ls_mask[0]["mask"], ls_mask[0]["mask_name"]
+    files = {}
+    empty = {}
+    for c in cases:
+        if "depth" in c["tags"]:
+            continue
+        what, heat = _study_name(c)
+        if c["param"] == 0:
+            empty[heat] = _point(c)
+            continue
+        f = files.setdefault(c["param"], {"n": c["param"], "stat": {}, "ls": {}})
+        if "files" in c["tags"]:
+            f["stat"][heat] = _point(c)
+        else:
+            way = "real_ls" if "real-ls" in c["tags"] else what
+            f["ls"].setdefault(way, {})[heat] = _point(c)
+    for f in files.values():
+        rl = f["ls"].get("real_ls", {})
+        for heat in list(rl):
+            if heat in empty:
+                rl[f"{heat}_per_entry"] = (rl[heat]["cpu_median"] -
+                                           empty[heat]["cpu_median"]) / f["n"]
+    if empty:
+        out["real_ls_empty"] = empty
+    out["files"] = [files[n] for n in sorted(files)]
+    out["env"]["n_values"] = sorted(files)
+    return out
+
+
 def load(dirs):
     """One entry per kernel variant: {"name", "dir", "scale": {fs: doc},
     "fio": {(fs, type): fio job}}; directories of the same variant (one
@@ -51,10 +125,11 @@ def load(dirs):
         same = [r for r in out if r["name"] == _variant(d)]
         r = same[0] if same else {"name": _variant(d), "dir": str(d), "scale": {}, "fio": {}}
         for f in sorted(base.glob("scale-*.json")):
-            doc = json.loads(f.read_text())
-            if doc.get("kind") != "scale":
-                raise SystemExit(f"{f}: not a statx-scale file")
-            r["scale"][doc["fs"]] = doc
+            try:
+                doc = sr.validate(json.loads(f.read_text()), "harness_file")
+            except (ValueError, sr.SchemaError) as e:
+                raise SystemExit(f"{f}: not a harness file: {e}")
+            r["scale"][doc["label"]] = from_harness(doc)
         for f in sorted(base.glob("fio-*-*.json")):
             _, fs, typ = f.stem.split("-", 2)
             r["fio"][(fs, typ)] = json.loads(f.read_text())["jobs"][0]
@@ -108,13 +183,13 @@ def fio_ours(doc, typ):
             "statx(BASIC_STATS), 5-component path (fio's absolute path has 5)")
 
 
-def rpcs_per_entry(point, entries, passes):
-    """"GETATTR / LOOKUP" RPCs per directory entry, from the counts around a
-    point (hot: every measured pass; cold: the last); "–" off NFS."""
-    ops = point.get("nfs_ops_last_pass")
+def rpcs_per_entry(point):
+    """"GETATTR / LOOKUP" RPCs per directory entry, counted over an untimed
+    pass (a cold point's after dropping the caches); "–" off NFS."""
+    ops = point.get("nfs_ops_per_entry")
     if not ops:
         return "–"
-    return " / ".join(f"{ops.get(k, 0) / (entries * passes):.2f}" for k in ("GETATTR", "LOOKUP"))
+    return " / ".join(f"{ops.get(k, 0):.2f}" for k in ("GETATTR", "LOOKUP"))
 
 
 def fio_row(job):
@@ -126,7 +201,7 @@ def markdown(results):
     """A short report section: the tables of the scaling study."""
     unit, mode = _unit(results)
     u = "instructions" if mode == "cost" else unit
-    out = ["## Scaling and workloads (statx-scale, fio)", "",
+    out = ["## Scaling and workloads (the harness's scale cases, fio)", "",
            f"{mode_note(results)}.  Hot figures follow one unmeasured pass; "
            "cold ones follow `sync; echo 3 > /proc/sys/vm/drop_caches` and are given "
            "twice: by the monotonic clock (\"wall\") and by the CPU time of the "
@@ -173,8 +248,7 @@ def markdown(results):
                 p = f["ls"][way]
                 rows.append([fs, f"{f['n']:,}", way, fmt(p["hot"]["cpu_median"]),
                              fmt(p["cold"]["cpu_median"]),
-                             rpcs_per_entry(p["hot"], f["n"], len(p["hot"]["samples"])),
-                             rpcs_per_entry(p["cold"], f["n"], 1)])
+                             rpcs_per_entry(p["hot"]), rpcs_per_entry(p["cold"])])
             rl = f["ls"]["real_ls"]
             rows.append([fs, f"{f['n']:,}", "real /bin/ls -l", fmt(rl["hot_per_entry"]),
                          fmt(rl["cold_per_entry"]), "", ""])

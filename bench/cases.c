@@ -8,14 +8,20 @@
  * "wrapper".  glibc 2.36's fstat() is newfstatat(fd, "", AT_EMPTY_PATH).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static long body_null(struct bench_ctx *c)
 {
@@ -163,6 +169,165 @@ static long body_plain_loop(struct bench_ctx *c)
 	return 0;
 }
 
+/*
+ * The scaling study's bodies (T_DIR): one pass over a directory of N
+ * files is one call of the body, and the harness divides a sample by N.
+ * The pass by name has a base, the same loop with an empty call in place
+ * of stat(), which the harness measures beside it and subtracts.
+ */
+static long __attribute__((noinline)) no_call(const char *name)
+{
+	__asm__ volatile("" : : "r"(name));
+	return 0;
+}
+
+static long body_dir_stat(struct bench_ctx *c)
+{
+	unsigned long i;
+	long bad = 0;
+
+	for (i = 0; i < c->nnames; i++)
+		bad |= syscall(SYS_newfstatat, AT_FDCWD, c->names[i], &c->st, 0);
+	return bad;
+}
+
+static long base_dir_names(struct bench_ctx *c)
+{
+	unsigned long i;
+	long bad = 0;
+
+	for (i = 0; i < c->nnames; i++)
+		bad |= no_call(c->names[i]);
+	return bad;
+}
+
+/* What coreutils 9.1's ls -l asks for (calc_req_mask(), default sort). */
+#define LS_MASK (STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | \
+		 STATX_MTIME | STATX_SIZE)
+
+enum ls_way { LS_FSTATAT, LS_STATX, LS_STATX_DONT_SYNC, LS_STATX_BASIC, LS_DEBIAN };
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* One entry of a listing, the way @way asks for its attributes. */
+static long ls_one(struct bench_ctx *c, int dfd, const char *nm, enum ls_way way)
+{
+	char full[300], xbuf[256];
+	long ret;
+
+	switch (way) {
+	case LS_FSTATAT:
+		return syscall(SYS_newfstatat, dfd, nm, &c->st, AT_SYMLINK_NOFOLLOW);
+	case LS_STATX:
+		return syscall(SYS_statx, dfd, nm, AT_SYMLINK_NOFOLLOW, LS_MASK, &c->stx);
+	case LS_STATX_DONT_SYNC:
+		/* What the attribute cache has, if it has it. */
+		return syscall(SYS_statx, dfd, nm, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+			       LS_MASK, &c->stx);
+	case LS_STATX_BASIC:
+		return syscall(SYS_statx, dfd, nm, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+			       &c->stx);
+	default:
+		/* Debian 12's ls -l, as strace shows it. */
+		snprintf(full, sizeof(full), "files/%s", nm);
+		ret = syscall(SYS_statx, AT_FDCWD, full, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+			      LS_MASK, &c->stx);
+		lgetxattr(full, "security.selinux", xbuf, sizeof(xbuf) - 1);
+		getxattr(full, "system.posix_acl_access", NULL, 0);
+		return ret;
+	}
+}
+
+/* One listing of "files": open, getdents64, a call per entry, close. */
+static long list_files(struct bench_ctx *c, enum ls_way way)
+{
+	char buf[32768];
+	unsigned long entries = 0;
+	long n, off, ret = 0;
+	int dfd = open("files", O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; ) {
+			struct linux_dirent64 *e = (void *)(buf + off);
+			const char *nm = e->d_name;
+
+			off += e->d_reclen;
+			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+				continue;
+			entries++;
+			ret |= ls_one(c, dfd, nm, way);
+		}
+	}
+	close(dfd);
+	if (n < 0 || ret)
+		return -1;
+	if (entries != c->nnames)
+		die("listed %lu entries of files, expected %lu", entries, c->nnames);
+	return 0;
+}
+
+static long body_ls_fstatat(struct bench_ctx *c)
+{
+	return list_files(c, LS_FSTATAT);
+}
+
+static long body_ls_statx(struct bench_ctx *c)
+{
+	return list_files(c, LS_STATX);
+}
+
+static long body_ls_statx_dont_sync(struct bench_ctx *c)
+{
+	return list_files(c, LS_STATX_DONT_SYNC);
+}
+
+static long body_ls_statx_basic(struct bench_ctx *c)
+{
+	return list_files(c, LS_STATX_BASIC);
+}
+
+static long body_ls_debian(struct bench_ctx *c)
+{
+	return list_files(c, LS_DEBIAN);
+}
+
+/*
+ * The real /bin/ls -l of "files", stdout to /dev/null: posix_spawn, so
+ * fork and exec are in it.  Its CPU time is the child's (harness.c).
+ */
+static long body_real_ls(struct bench_ctx *c)
+{
+	char *argv[] = { "ls", "-l", "files", NULL };
+	posix_spawn_file_actions_t fa;
+	int status, err;
+	pid_t pid;
+
+	(void)c;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	err = posix_spawn(&pid, "/bin/ls", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 #define BASIC STATX_BASIC_STATS
 #define SYNC_FORCE AT_STATX_FORCE_SYNC
 #define SYNC_DONT AT_STATX_DONT_SYNC
@@ -199,6 +364,32 @@ static long body_plain_loop(struct bench_ctx *c)
 #define LONGNAME(n, c, b, m, len, tg) ROW(n, c, "raw", b, T_PATH, 0, m, 0, len, "namelen local" tg)
 /* A dirty page, then the call. */
 #define DIRTY(n, c, b, fl, m, tg) ROW(n, c, "raw", b, T_DIRTY, fl, m, 0, 0, "dirty " tg)
+
+/*
+ * The scaling study (tag scale), run only when asked (--tags scale).
+ * Path depth: a file d/d/.../f of 1 to 16 components, hot, per call.
+ * Directory size: a pass over a directory of N files, hot or after the
+ * caches are dropped (cold), per file; the real ls per directory, N = 0
+ * being the empty directory whose run the per-entry figure is read
+ * against.  Consecutive rows with the same parameters run parameter by
+ * parameter (every N's rows before the next N), as the rows are listed.
+ */
+static const long depths[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+static const long dir_sizes[] = { 0, 10, 100, 1000, 10000, 100000 };
+#define NPARAMS(a) (sizeof(a) / sizeof((a)[0]))
+#define DEPTH(n, c, b, m)						\
+	{ .name = "depth.%ld." n, .call = c, .kind = "raw", .body = b,	\
+	  .target = T_DEPTH, .mask = m, .tags = "scale depth",		\
+	  .params = depths, .nparams = NPARAMS(depths) }
+#define DIRPASS(n, c, t, b, bs, cld, per, m, tg)			\
+	{ .name = n, .call = c, .kind = "raw", .body = b, .base = bs,	\
+	  .target = t, .cold = cld, .per_entry = per, .mask = m,	\
+	  .tags = "scale " tg, .params = dir_sizes,			\
+	  .nparams = NPARAMS(dir_sizes) }
+/* A way of listing, hot and cold. */
+#define LSWAY(w, c, b, m)						\
+	DIRPASS("ls.%ld." w ".hot", c, T_DIR, b, NULL, 0, 1, m, "ls"),	\
+	DIRPASS("ls.%ld." w ".cold", c, T_DIR, b, NULL, 1, 1, m, "ls")
 
 const struct bench_case bench_cases[] = {
 	NOFILE("null", "none", "floor", body_null, 1, "calib"),
@@ -279,6 +470,27 @@ const struct bench_case bench_cases[] = {
 	ROW("glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK, 0, 0, 0, 0, "main"),
 	ROW("glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD, 0, 0, 1, 0,
 	    "main fd p3"),
+
+	DEPTH("stat", "newfstatat(path)", body_newfstatat, 0),
+	DEPTH("statx.BASIC_STATS", "statx(path)", body_statx, BASIC),
+	DEPTH("statx.TYPE|MODE", "statx(path)", body_statx, STATX_TYPE | STATX_MODE),
+	DIRPASS("files.%ld.stat.hot", "newfstatat(name), each file", T_FILES, body_dir_stat,
+		base_dir_names, 0, 1, 0, "files"),
+	DIRPASS("files.%ld.stat.cold", "newfstatat(name), each file", T_FILES, body_dir_stat,
+		base_dir_names, 1, 1, 0, "files"),
+	LSWAY("getdents+fstatat", "newfstatat(dfd, name, NOFOLLOW)", body_ls_fstatat, 0),
+	LSWAY("getdents+statx.ls", "statx(dfd, name, NOFOLLOW)", body_ls_statx, LS_MASK),
+	LSWAY("getdents+statx.ls.DONT_SYNC", "statx(dfd, name, NOFOLLOW|DONT_SYNC)",
+	      body_ls_statx_dont_sync, LS_MASK),
+	LSWAY("getdents+statx.BASIC_STATS", "statx(dfd, name, NOFOLLOW)", body_ls_statx_basic,
+	      BASIC),
+	LSWAY("debian_ls_syscalls",
+	      "statx(\"files/name\", NOFOLLOW|NO_AUTOMOUNT), lgetxattr, getxattr",
+	      body_ls_debian, LS_MASK),
+	DIRPASS("ls.%ld.real_ls.hot", "/bin/ls -l files (posix_spawn)", T_DIR, body_real_ls,
+		NULL, 0, 0, 0, "real-ls"),
+	DIRPASS("ls.%ld.real_ls.cold", "/bin/ls -l files (posix_spawn)", T_DIR, body_real_ls,
+		NULL, 1, 0, 0, "real-ls"),
 };
 
 const unsigned int bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);

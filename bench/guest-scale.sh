@@ -1,7 +1,7 @@
 #!/bin/bash
 # guest-scale.sh - runs inside the guest: the scaling and workload study
-# (build/statx-scale) on ext4, tmpfs and NFS v3, then fio's filestat
-# engine on the same files as a peer.
+# (the harness's cases tagged scale, bench/cases.c) on ext4, tmpfs and
+# NFS v3, then fio's filestat engine on the same files as a peer.
 #
 # Usage (in the guest): bench/guest-scale.sh OUTDIR VARIANT [QUICK] [PART]
 #   QUICK=1: directories of up to 1000 files (else up to 100000; NFS up to
@@ -10,8 +10,8 @@
 #   actimeo0 (NFS v3 with actimeo=0, up to 1000 files, one measured pass
 #   per point: every statx asks the server, unless AT_STATX_DONT_SYNC), or
 #   all (the default: both)
-# Output: OUTDIR/scale-<fs>.json (bench/SCHEMA.md, "scale") and
-# OUTDIR/fio-<fs>-<stat_type>.json (fio --output-format=json).
+# Output: OUTDIR/scale-<fs>.json (the harness's file, bench/schema.json)
+# and OUTDIR/fio-<fs>-<stat_type>.json (fio --output-format=json).
 #
 # fio 3.33's filestat engine (engines/filestat.c) times one call per file
 # open: stat_type=stat is stat(name), lstat is lstat(name), and statx is
@@ -21,7 +21,7 @@ set -eu
 
 OUTDIR=$1 VARIANT=$2 QUICK=${3:-0} PART=${4:-all}
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
-BIN=$REPO/build/statx-scale
+BIN=$REPO/build/statx-bench
 FIO_FILES=1000
 # shellcheck source=../vm/guest-lib.sh
 . "$REPO/vm/guest-lib.sh"
@@ -36,22 +36,29 @@ command -v fio >/dev/null || { echo "guest-scale: no fio in the guest" >&2; exit
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 
-quick=()
-[ "$QUICK" = 1 ] && quick=(--quick)
+mode=$(boot_arg sxs.mode)
+[ -n "$mode" ] || { echo "guest-scale: no sxs.mode= on the kernel command line" >&2; exit 2; }
 
-# run_scale LABEL DIR [ARGS...]: the C program on one file system.
+# run_scale LABEL DIR MAX_FILES [ARGS...]: the study on one file system;
+# QUICK=1 stops at 1000 files.  Three samples per point (one above 1000
+# files): cost mode is exact, the spread shows what is not.
 run_scale() {
-	local label=$1 dir=$2
-	shift 2
+	local label=$1 dir=$2 max=$3 fs
+	shift 3
+	[ "$QUICK" = 1 ] && [ "$max" -gt 1000 ] && max=1000
+	case $label in nfs*) fs=nfs ;; *) fs=$label ;; esac
 	mkdir -p "$dir"
 	echo "== scale $label: $dir ($(fs_type "$dir") $(mount_options "$dir"))"
-	"$BIN" --dir "$dir" --fs "$label" --json "$OUTDIR/scale-$label.json" \
-		"${quick[@]}" "$@"
+	"$BIN" --dir "$dir" --fs "$fs" --variant "$VARIANT" --mode "$mode" --tags scale \
+		--samples 3 --max-files "$max" --label "$label" --json "$OUTDIR/scale-$label.json" \
+		--env "variant=$VARIANT" --env "mount=$(fs_type "$dir") $(mount_options "$dir")" \
+		--env "cold=sync; echo 3 > /proc/sys/vm/drop_caches before each cold sample" \
+		"$@"
 }
 
-# run_fio LABEL DIR: one fio job per stat_type on DIR/files/f0..f999, the
-# files statx-scale made (fio lays them out to 4 KiB first).  The clock is
-# clock_gettime, so in cost mode fio's latencies are instructions too.
+# run_fio LABEL DIR: one fio job per stat_type on DIR/files/f0..f999,
+# the files the harness made (fio lays them out to 4 KiB first).  The clock
+# is clock_gettime, so in cost mode fio's latencies are instructions too.
 run_fio() {
 	local label=$1 dir=$2 type
 	for type in stat lstat statx; do
@@ -74,21 +81,21 @@ all | main | actimeo0) ;;
 *) echo "guest-scale: PART is all, main or actimeo0, not $PART" >&2; exit 2 ;;
 esac
 if [ "$PART" != actimeo0 ]; then
-	run_scale ext4 /mnt/ext4/scale
-	run_scale tmpfs /mnt/tmpfs/scale
+	run_scale ext4 /mnt/ext4/scale 100000
+	run_scale tmpfs /mnt/tmpfs/scale 100000
 fi
 start_nfsd
 if [ "$PART" != actimeo0 ]; then
 	mount_nfs 3 /mnt/nfs3
-	run_scale nfs3 /mnt/nfs3/scale --max-files 10000 --nfs-mount /mnt/nfs3
+	run_scale nfs3 /mnt/nfs3/scale 10000 --nfs-mount /mnt/nfs3
 	umount /mnt/nfs3
 fi
 if [ "$PART" != main ]; then
 	mount_nfs 3 /mnt/nfs3 actimeo=0
 	# One measured pass per point, not three: every call is RPCs here, and
 	# this boot was the longest of make bench.
-	run_scale nfs3.actimeo0 /mnt/nfs3/scale-actimeo0 --max-files 1000 --nfs-mount /mnt/nfs3 \
-		--reps 1
+	run_scale nfs3.actimeo0 /mnt/nfs3/scale-actimeo0 1000 --nfs-mount /mnt/nfs3 \
+		--samples 1
 	umount /mnt/nfs3
 fi
 if [ "$PART" != actimeo0 ]; then

@@ -31,12 +31,26 @@
  *   --env KEY=VALUE    a fact about the setup, copied into the JSON
  *   --nfs-mount MNT    count NFS operations (GETATTR, ...) per call on
  *                      MNT from /proc/self/mountstats around each case
+ *   --max-files N      studies: no directory of more than N files
+ *                      (default 100000)
  *   --json FILE        write the results as JSON (bench/SCHEMA.md)
  *   --list             list the cases and exit
+ *
+ * A study (cases.c's scaling study, tag scale) runs only when --tags or
+ * --cases asks for it: a row once per parameter, a file's depth or a
+ * directory's size.  Its cases run one after the other in either mode;
+ * a cold case drops the caches (sync; drop_caches, needs root) before
+ * each sample and its warm-up; a pass over N files is one call, divided
+ * by N; a directory of more than 1000 files gets one sample.  Each of
+ * its samples also records the CPU time of the process and of the
+ * children it waited for (the waits left out: under -icount sleep=off a
+ * wait shows on CLOCK_MONOTONIC as a jump to the next timer deadline) and
+ * the dcache size around it (/proc/sys/fs/dentry-state).
  *
  * Prints one line per case: "case i/N name ... value".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -48,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -64,6 +79,7 @@ struct options {
 	const char *tags, *skip_tags;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples;
+	unsigned long max_files;
 	double ci_target, max_seconds;
 	uint64_t budget;
 	const char *env[MAX_ENV];
@@ -83,7 +99,8 @@ run_batch(long (*body)(struct bench_ctx *), struct bench_ctx *c, uint64_t n)
 
 /* The last is not an operation: bytes sent with WRITEs (its 4th field). */
 static const char *const nfs_ops[] = {
-	"GETATTR", "LOOKUP", "ACCESS", "WRITE", "COMMIT", "WRITE_BYTES",
+	"GETATTR", "LOOKUP", "ACCESS", "WRITE", "COMMIT", "READDIR", "READDIRPLUS",
+	"WRITE_BYTES",
 };
 #define NR_NFS_OPS (sizeof(nfs_ops) / sizeof(nfs_ops[0]))
 _Static_assert(NR_NFS_OPS == sizeof(((struct bench_result *)0)->nfs_ops) / sizeof(double),
@@ -122,6 +139,55 @@ static int ci_met(const struct bench_result *r, double target)
 
 	median_ci95(r->samples, r->nsamples, &lo, &hi);
 	return fabs(m) > 0 && (hi - lo) / 2 <= target * fabs(m);
+}
+
+/* What the harness itself costs, subtracted from every sample. */
+struct overhead {
+	double fixed;		/* a batch's two clock reads */
+	double iter;		/* a trip round the loop, empty body */
+	double cpu_fixed;	/* the same batch's CPU clock reads (studies) */
+};
+
+/*
+ * CPU time of this thread and of the children it waited for: it stops
+ * while the thread waits.  Children's times come from rusage, in
+ * microseconds.
+ */
+static double cpu_ns(void)
+{
+	struct timespec ts;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return ts.tv_sec * 1e9 + ts.tv_nsec +
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
+static long dentries(void)
+{
+	long nr = -1;
+	FILE *f = fopen("/proc/sys/fs/dentry-state", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+	}
+	return nr;
+}
+
+static void drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "3\n", 2) != 2)
+		refuse(EXIT_REFUSE_NO_ROOT, "cannot drop caches (root needed): %s",
+		       strerror(errno));
+	close(fd);
 }
 
 static void check_setup(const struct options *o)
@@ -193,20 +259,81 @@ static int tag_in_list(const char *list, const struct bench_case *bc)
 	return 0;
 }
 
-static int selected(const struct options *o, const struct bench_case *bc)
+static int selected(const struct options *o, const struct bench_case *bc,
+		    const char *name)
 {
 	if (bc->target != T_NONE && !o->dir)
 		return 0;
 	if (o->quick && !bc->quick)
 		return 0;
-	if (o->skip && in_list(o->skip, bc->name))
+	if (o->skip && in_list(o->skip, name))
 		return 0;
 	if (o->tags && !tag_in_list(o->tags, bc))
 		return 0;
 	if (o->skip_tags && tag_in_list(o->skip_tags, bc))
 		return 0;
-	return !o->cases || in_list(o->cases, bc->name);
+	if (o->cases)
+		return in_list(o->cases, name);
+	/* A study runs when asked for. */
+	return !bc->params || o->tags;
 }
+
+static unsigned int add_instance(const struct options *o, struct bench_result *res,
+				 unsigned int n, const struct bench_case *bc, long param)
+{
+	struct bench_result *r = &res[n];
+
+	if (bc->params)
+		snprintf(r->name, sizeof(r->name), bc->name, param);
+	else
+		snprintf(r->name, sizeof(r->name), "%s", bc->name);
+	if (bc->target == T_DIR || bc->target == T_FILES) {
+		if ((unsigned long)param > o->max_files || (bc->per_entry && !param))
+			return n;
+	}
+	if (!selected(o, bc, r->name))
+		return n;
+	r->bc = bc;
+	r->param = param;
+	return n + 1;
+}
+
+/*
+ * The cases to run, into @res: a row, or a study's row once per
+ * parameter; consecutive rows with the same parameters run parameter by
+ * parameter (all of a directory size's rows, then the next size's).
+ */
+static unsigned int instances(const struct options *o, struct bench_result *res)
+{
+	unsigned int i, j, k, p, n = 0;
+
+	for (i = 0; i < bench_ncases; i = j) {
+		const long *params = bench_cases[i].params;
+
+		for (j = i + 1; params && j < bench_ncases && bench_cases[j].params == params; j++)
+			;
+		if (!params) {
+			n = add_instance(o, res, n, &bench_cases[i], 0);
+			continue;
+		}
+		for (p = 0; p < bench_cases[i].nparams; p++)
+			for (k = i; k < j; k++)
+				n = add_instance(o, res, n, &bench_cases[k], params[p]);
+	}
+	return n;
+}
+
+static unsigned int max_instances(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < bench_ncases; i++)
+		n += bench_cases[i].params ? bench_cases[i].nparams : 1;
+	return n;
+}
+
+/* The --dir the cases work in, and the studies' directories in it. */
+static int dir_fd = -1;
 
 /* The files the cases look at, made once: d1/d2/d3/file and a symlink. */
 static void make_files(const char *dir)
@@ -215,6 +342,9 @@ static void make_files(const char *dir)
 
 	if (chdir(dir))
 		die("cannot chdir to %s: %s", dir, strerror(errno));
+	dir_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		die("cannot open %s: %s", dir, strerror(errno));
 	if ((mkdir("d1", 0755) && errno != EEXIST) ||
 	    (mkdir("d1/d2", 0755) && errno != EEXIST) ||
 	    (mkdir("d1/d2/d3", 0755) && errno != EEXIST))
@@ -250,14 +380,127 @@ static char *padded_name(int len)
 	return name;
 }
 
-static void prepare(const struct bench_case *bc, struct bench_ctx *c)
+#define MAX_DEPTH 16
+
+static void xmkdir(const char *d)
 {
+	if (mkdir(d, 0755) && errno != EEXIST)
+		die("cannot make %s: %s", d, strerror(errno));
+}
+
+static void touch(const char *name)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die("cannot make %s: %s", name, strerror(errno));
+	close(fd);
+}
+
+static int open_dir(const char *d)
+{
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("cannot open %s: %s", d, strerror(errno));
+	return fd;
+}
+
+/* "d/d/.../f": a file @depth components deep. */
+static void depth_name(char *buf, long depth)
+{
+	long i;
+
+	buf[0] = '\0';
+	for (i = 1; i < depth; i++)
+		strcat(buf, "d/");
+	strcat(buf, "f");
+}
+
+/* depth/d/d/.../f, a file at every level, made once. */
+static void make_depth(void)
+{
+	static int made;
+	char path[2 * MAX_DEPTH + 16];
+	long d;
+
+	if (made++)
+		return;
+	strcpy(path, "depth");
+	xmkdir(path);
+	for (d = 1; d < MAX_DEPTH; d++) {
+		strcat(path, "/d");
+		xmkdir(path);
+	}
+	for (d = 1; d <= MAX_DEPTH; d++) {
+		strcpy(path, "depth/");
+		depth_name(path + strlen(path), d);
+		touch(path);
+	}
+}
+
+/* The entries of directory @d, "." and ".." not counted. */
+static long entries(const char *d)
+{
+	DIR *dir = opendir(d);
+	struct dirent *e;
+	long n = 0;
+
+	if (!dir)
+		die("cannot open %s: %s", d, strerror(errno));
+	while ((e = readdir(dir)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dir);
+	return n;
+}
+
+/*
+ * files/f0 .. f<N-1> (fio's names), grown in place: the studies' sizes
+ * ascend, each size's cases run before the next size is made (run_case).
+ * The names are made once, for the largest directory (@max).
+ */
+static char **file_names(long n, unsigned long max)
+{
+	static char **names;
+	static long have;
+	long k;
+
+	if (!names) {
+		names = calloc(max + 1, sizeof(*names));
+		if (!names)
+			die("out of memory");
+		for (k = 0; k <= (long)max; k++)
+			if (asprintf(&names[k], "f%ld", k) < 0)
+				die("out of memory");
+		xmkdir("files");
+		have = entries("files");
+	}
+	if (n < have || (unsigned long)n > max)
+		die("files/ holds %ld files, not %ld: the study's sizes ascend from an empty "
+		    "files/ (--max-files %lu)", have, n, max);
+	for (k = have; k < n; k++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "files/%s", names[k]);
+		touch(path);
+	}
+	have = n;
+	return names;
+}
+
+static void prepare(const struct options *o, const struct bench_result *r,
+		    struct bench_ctx *c)
+{
+	const struct bench_case *bc = r->bc;
+
 	memset(c, 0, sizeof(*c));
 	c->dfd = AT_FDCWD;
 	c->flags = bc->flags;
 	c->mask = bc->mask;
 	c->fd = -1;
 	c->opath_fd = -1;
+	c->cwd = -1;
+	c->param = r->param;
 	switch (bc->target) {
 	case T_NONE:
 		break;
@@ -295,7 +538,32 @@ static void prepare(const struct bench_case *bc, struct bench_ctx *c)
 		c->dfd = c->opath_fd;
 		c->path = "";
 		break;
+	case T_DEPTH:
+		if (r->param < 1 || r->param > MAX_DEPTH)
+			die("%s: depth 1 to %d", r->name, MAX_DEPTH);
+		make_depth();
+		c->cwd = open_dir("depth");
+		c->path = c->namebuf = malloc(2 * MAX_DEPTH + 1);
+		if (!c->namebuf)
+			die("out of memory");
+		depth_name(c->namebuf, r->param);
+		break;
+	case T_DIR:
+	case T_FILES:
+		c->names = file_names(r->param, o->max_files);
+		c->nnames = r->param;
+		c->cwd = open_dir(bc->target == T_DIR ? "." : "files");
+		break;
 	}
+}
+
+/* Into the case's directory: a study's own, else --dir. */
+static void enter(const struct bench_ctx *c)
+{
+	int fd = c->cwd >= 0 ? c->cwd : dir_fd;
+
+	if (fd >= 0 && fchdir(fd))
+		die("fchdir: %s", strerror(errno));
 }
 
 static void cleanup(struct bench_ctx *c)
@@ -305,6 +573,8 @@ static void cleanup(struct bench_ctx *c)
 		close(c->fd);
 	if (c->opath_fd >= 0)
 		close(c->opath_fd);
+	if (c->cwd >= 0)
+		close(c->cwd);
 }
 
 static void write_json(const struct options *o, const struct bench_result *r,
@@ -358,7 +628,7 @@ static void write_json(const struct options *o, const struct bench_result *r,
 
 		statx_mask_name(bc->mask, mask, sizeof(mask));
 		fprintf(f, "    {\"name\": ");
-		json_str(f, bc->name);
+		json_str(f, r[i].name);
 		fprintf(f, ", \"call\": ");
 		json_str(f, bc->call);
 		fprintf(f, ", \"kind\": ");
@@ -376,8 +646,19 @@ static void write_json(const struct options *o, const struct bench_result *r,
 			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
 		median_ci95(r[i].samples, r[i].nsamples, &lo, &hi);
 		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f]", lo, hi);
-		if (!strcmp(o->mode, "time"))
+		if (!strcmp(o->mode, "time") && !bc->params)
 			fprintf(f, ", \"ci_met\": %s", r[i].ci_met ? "true" : "false");
+		if (bc->params) {
+			fprintf(f, ",\n     \"param\": %ld, \"per\": \"%s\", \"cold\": %s, "
+				"\"dentries_before\": %ld, \"dentries_after\": %ld,\n     "
+				"\"cpu_median\": %.3f, \"cpu_samples\": [",
+				r[i].param, bc->per_entry ? "file" : "call",
+				bc->cold ? "true" : "false", r[i].dentries_before,
+				r[i].dentries_after, median_of(r[i].cpu, r[i].nsamples));
+			for (j = 0; j < r[i].nsamples; j++)
+				fprintf(f, "%s%.3f", j ? ", " : "", r[i].cpu[j]);
+			fprintf(f, "]");
+		}
 		if (o->nfs_mount) {
 			fprintf(f, ",\n     \"nfs_ops_per_call\": {");
 			for (j = 0; j < NR_NFS_OPS; j++)
@@ -392,6 +673,9 @@ static void write_json(const struct options *o, const struct bench_result *r,
 		die("cannot write %s", o->json);
 }
 
+/* Time mode: a case whose interval missed --ci-target is marked wide. */
+static int time_mode;
+
 static void report_line(const struct bench_result *r, unsigned int i,
 			unsigned int n)
 {
@@ -402,19 +686,121 @@ static void report_line(const struct bench_result *r, unsigned int i,
 		median_ci95(r->samples, r->nsamples, &lo, &hi);
 		if (hi > lo && m)
 			snprintf(ci, sizeof(ci), " +-%.2f%%%s", (hi - lo) / 2 / fabs(m) * 100,
-				 r->ci_met ? "" : " (wide)");
+				 r->ci_met || !time_mode || r->bc->params ? "" : " (wide)");
 	}
-	printf("case %u/%u %-30s %12.1f%s%s%s%s\n", i + 1, n, r->bc->name, m, ci,
+	printf("case %u/%u %-30s %12.1f%s%s%s%s\n", i + 1, n, r->name, m, ci,
 	       r->ret < 0 ? " (fails: " : "", r->ret < 0 ? strerrorname_np(r->err) : "",
 	       r->ret < 0 ? ")" : "");
 	fflush(stdout);
 }
 
-/* One sample of case @r: clock ns per call, the harness's cost taken off. */
-static double sample(const struct bench_result *r, struct bench_ctx *c,
-		     double ovh_fixed, double ovh_iter)
+/*
+ * Sample @s of case @r: clock ns per call, the harness's cost taken off
+ * (or the case's base, measured just before); a study's per file, with
+ * its CPU time and the dcache around it.
+ */
+static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
+		   const struct overhead *ov)
 {
-	return (run_batch(r->bc->body, c, r->iters) - ovh_fixed) / r->iters - ovh_iter;
+	const struct bench_case *bc = r->bc;
+	double per = bc->per_entry ? r->param : 1, base = 0, t, cpu = 0;
+
+	enter(c);
+	if (bc->base)
+		base = run_batch(bc->base, c, r->iters);
+	if (bc->cold)
+		drop_caches();
+	if (bc->params) {
+		r->dentries_before = dentries();
+		cpu = cpu_ns();
+	}
+	t = run_batch(bc->body, c, r->iters);
+	if (bc->params) {
+		cpu = cpu_ns() - cpu;
+		r->dentries_after = dentries();
+		cpu -= ov->cpu_fixed + (bc->base ? base - ov->fixed : r->iters * ov->iter);
+		r->cpu[s] = cpu / r->iters / per;
+	}
+	if (bc->base)
+		r->samples[s] = (t - base) / r->iters / per;
+	else
+		r->samples[s] = ((t - ov->fixed) / r->iters - ov->iter) / per;
+}
+
+/*
+ * Before a case's samples: its first call checked, then unmeasured
+ * passes (under TCG a path's first pass pays for translation; a cold
+ * case's after dropping the caches), then, for a case of one call, the
+ * calls per sample that fill --budget.
+ */
+static void warm_up(const struct options *o, struct bench_result *r, struct bench_ctx *c)
+{
+	const struct bench_case *bc = r->bc;
+	int pass = bc->target == T_DIR || bc->target == T_FILES;
+	uint64_t pilot, t;
+
+	enter(c);
+	if (bc->cold)
+		drop_caches();
+	errno = 0;
+	r->ret = bc->body(c);
+	r->err = errno;
+	if (pass) {
+		/* A pass is the call; more than 1000 files, one sample. */
+		r->iters = 1;
+		r->nsamples = r->param > 1000 ? 1 : o->samples;
+		return;
+	}
+	run_batch(bc->body, c, 64);
+	t = run_batch(bc->body, c, 16);
+	pilot = t / 16 ? t / 16 : 1;
+	r->iters = o->budget / pilot ? o->budget / pilot : 1;
+	run_batch(bc->body, c, r->iters);
+	r->nsamples = o->samples;
+}
+
+/*
+ * An untimed batch of case @r counts the NFS operations it makes (a cold
+ * case's after dropping the caches), per call or per file.
+ */
+static void count_nfs_ops(const struct options *o, struct bench_result *r,
+			  struct bench_ctx *c)
+{
+	uint64_t before[NR_NFS_OPS], after[NR_NFS_OPS];
+	double per = r->bc->per_entry ? r->param : 1;
+	unsigned int k;
+
+	enter(c);
+	if (r->bc->cold)
+		drop_caches();
+	read_nfs_ops(o->nfs_mount, before);
+	run_batch(r->bc->body, c, r->iters);
+	read_nfs_ops(o->nfs_mount, after);
+	for (k = 0; k < NR_NFS_OPS; k++)
+		r->nfs_ops[k] = (after[k] - before[k]) / (r->iters * per);
+}
+
+/*
+ * A case's samples, one after another.  A study's case is set up here,
+ * from --dir, just before it runs (its directory grows with the sizes),
+ * and its NFS operations are counted before the next one grows it.
+ */
+static void run_case(const struct options *o, struct bench_result *r, struct bench_ctx *c,
+		     const struct overhead *ov)
+{
+	unsigned int s;
+
+	if (r->bc->params) {
+		if (fchdir(dir_fd))
+			die("fchdir: %s", strerror(errno));
+		prepare(o, r, c);
+		r->name_len = c->path ? strlen(c->path) : 0;
+		warm_up(o, r, c);
+	}
+	for (s = 0; s < r->nsamples; s++)
+		sample(r, c, s, ov);
+	if (r->bc->params && o->nfs_mount)
+		count_nfs_ops(o, r, c);
 }
 
 /*
@@ -432,22 +818,29 @@ static double sample(const struct bench_result *r, struct bench_ctx *c,
  */
 static int ci_counts(const struct bench_result *r)
 {
-	return strcmp(r->bc->call, "none") != 0;
+	return strcmp(r->bc->call, "none") != 0 && !r->bc->params;
 }
 
+/* Studies run one after another (run_case), not in the rounds. */
 static void time_rounds(const struct options *o, struct bench_result *res,
-			struct bench_ctx *ctx, unsigned int n, double ovh_fixed,
-			double ovh_iter)
+			struct bench_ctx *ctx, unsigned int n, const struct overhead *ov)
 {
 	uint64_t t0 = now_ns();
-	unsigned int s, i, k, missed, counted;
+	unsigned int s, i, k, missed, counted, rounds = 0;
 
+	for (i = 0; i < n && res[i].bc->params; i++)
+		;
+	if (i == n)
+		return;
 	for (s = 0; s < o->max_samples; s++) {
 		for (k = 0; k < n; k++) {
 			i = (k + s) % n;
-			res[i].samples[s] = sample(&res[i], &ctx[i], ovh_fixed, ovh_iter);
+			if (res[i].bc->params)
+				continue;
+			sample(&res[i], &ctx[i], s, ov);
 			res[i].nsamples = s + 1;
 		}
+		rounds = s + 1;
 		/* Checked after the first rounds, then every tenth round. */
 		if (s + 1 < o->samples || (s + 1 > o->samples && (s + 1) % 10))
 			continue;
@@ -457,12 +850,14 @@ static void time_rounds(const struct options *o, struct bench_result *res,
 			break;
 	}
 	for (missed = 0, counted = 0, i = 0; i < n; i++) {
+		if (res[i].bc->params)
+			continue;
 		res[i].ci_met = ci_met(&res[i], o->ci_target);
 		counted += ci_counts(&res[i]);
 		missed += ci_counts(&res[i]) && !res[i].ci_met;
 	}
 	printf("time mode: %u rounds in %.1f s, %u of %u cases within +-%.3g%% (95%% CI of the median)\n",
-	       res[0].nsamples, (now_ns() - t0) / 1e9, counted - missed, counted,
+	       rounds, (now_ns() - t0) / 1e9, counted - missed, counted,
 	       o->ci_target * 100);
 }
 
@@ -470,7 +865,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: statx-bench [--dir DIR] [--fs NAME] [--variant NAME] [--mode cost|time]\n"
 		"  [--quick] [--cases A,B*] [--skip A,B*] [--tags T,U] [--skip-tags T,U]\n"
-		"  [--samples N] [--budget NS] [--label TEXT]\n"
+		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
 	exit(2);
@@ -485,6 +880,7 @@ static void parse(int argc, char **argv, struct options *o)
 	o->budget = 400000;
 	o->ci_target = 0.01;
 	o->max_seconds = 120;
+	o->max_files = 100000;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -525,6 +921,8 @@ static void parse(int argc, char **argv, struct options *o)
 			o->max_samples = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--max-seconds"))
 			o->max_seconds = strtod(v, NULL);
+		else if (!strcmp(a, "--max-files"))
+			o->max_files = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--budget"))
 			o->budget = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--env") && strchr(v, '=') && o->nenv < MAX_ENV)
@@ -550,14 +948,15 @@ static void parse(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct bench_result *res;
+	struct overhead ov;
+	struct bench_result *res, nullr = { 0 };
 	struct bench_ctx *ctx;
-	const struct bench_case *nullc = NULL;
-	double *ovs, ovh_fixed, ovh_iter;
-	unsigned int i, s, n = 0;
+	double *ovs, c0;
+	unsigned int i, s, n;
 	cpu_set_t cpus;
 
 	parse(argc, argv, &o);
+	time_mode = !strcmp(o.mode, "time");
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++)
 			printf("%-34s %-11s %-34s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
@@ -573,82 +972,73 @@ int main(int argc, char **argv)
 	if (o.dir)
 		make_files(o.dir);
 
-	res = calloc(bench_ncases, sizeof(*res));
-	ctx = calloc(bench_ncases, sizeof(*ctx));
+	res = calloc(max_instances(), sizeof(*res));
+	ctx = calloc(max_instances(), sizeof(*ctx));
 	ovs = calloc(o.samples, sizeof(*ovs));
 	if (!res || !ctx || !ovs)
 		die("out of memory");
-	for (i = 0; i < bench_ncases; i++) {
+	for (i = 0; i < bench_ncases; i++)
 		if (!strcmp(bench_cases[i].name, "null"))
-			nullc = &bench_cases[i];
-		if (selected(&o, &bench_cases[i]))
-			res[n++].bc = &bench_cases[i];
-	}
+			nullr.bc = &bench_cases[i];
+	n = instances(&o, res);
 
 	/*
 	 * The harness's own cost: two clock reads per batch (fixed) and one
-	 * trip round the loop with an empty body (per iteration).
+	 * trip round the loop with an empty body (per iteration); for the
+	 * studies, the CPU clock around an empty batch.
 	 */
-	prepare(nullc, &ctx[0]);
-	run_batch(nullc->body, &ctx[0], 20000);
+	prepare(&o, &nullr, &ctx[0]);
+	run_batch(nullr.bc->body, &ctx[0], 20000);
 	for (s = 0; s < o.samples; s++)
-		ovs[s] = run_batch(nullc->body, &ctx[0], 0);
-	ovh_fixed = median_of(ovs, o.samples);
+		ovs[s] = run_batch(nullr.bc->body, &ctx[0], 0);
+	ov.fixed = median_of(ovs, o.samples);
 	for (s = 0; s < o.samples; s++)
-		ovs[s] = (run_batch(nullc->body, &ctx[0], 10000) - ovh_fixed) / 10000.0;
-	ovh_iter = median_of(ovs, o.samples);
+		ovs[s] = (run_batch(nullr.bc->body, &ctx[0], 10000) - ov.fixed) / 10000.0;
+	ov.iter = median_of(ovs, o.samples);
+	for (s = 0; s < o.samples; s++) {
+		c0 = cpu_ns();
+		run_batch(nullr.bc->body, &ctx[0], 0);
+		ovs[s] = cpu_ns() - c0;
+	}
+	ov.cpu_fixed = median_of(ovs, o.samples);
 	printf("harness overhead: %.1f per batch (clock reads), %.2f per iteration (loop)%s\n",
-	       ovh_fixed, ovh_iter, !strcmp(o.mode, "cost") ? " [instructions]" : " [ns]");
+	       ov.fixed, ov.iter, !strcmp(o.mode, "cost") ? " [instructions]" : " [ns]");
 
 	for (i = 0; i < n; i++) {
-		const struct bench_case *bc = res[i].bc;
-		uint64_t pilot, t;
-
-		prepare(bc, &ctx[i]);
-		res[i].name_len = ctx[i].path ? strlen(ctx[i].path) : 0;
-		errno = 0;
-		res[i].ret = bc->body(&ctx[i]);
-		res[i].err = errno;
-		/* Warm up: under TCG a path's first pass pays for translation. */
-		run_batch(bc->body, &ctx[i], 64);
-		t = run_batch(bc->body, &ctx[i], 16);
-		pilot = t / 16 ? t / 16 : 1;
-		res[i].iters = o.budget / pilot ? o.budget / pilot : 1;
-		run_batch(bc->body, &ctx[i], res[i].iters);
-		res[i].nsamples = o.samples;
 		res[i].samples = calloc(o.max_samples, sizeof(double));
-		if (!res[i].samples)
+		res[i].cpu = calloc(o.samples, sizeof(double));
+		if (!res[i].samples || !res[i].cpu)
 			die("out of memory");
+		ctx[i].cwd = ctx[i].fd = ctx[i].opath_fd = -1;
+		/* A study is set up just before its samples (run_case). */
+		if (res[i].bc->params)
+			continue;
+		prepare(&o, &res[i], &ctx[i]);
+		res[i].name_len = ctx[i].path ? strlen(ctx[i].path) : 0;
+		warm_up(&o, &res[i], &ctx[i]);
 	}
 
 	/* Cost mode is exact, case by case; time mode interleaves cases. */
 	if (!strcmp(o.mode, "cost")) {
 		for (i = 0; i < n; i++) {
-			for (s = 0; s < o.samples; s++)
-				res[i].samples[s] = sample(&res[i], &ctx[i], ovh_fixed, ovh_iter);
+			run_case(&o, &res[i], &ctx[i], &ov);
 			report_line(&res[i], i, n);
 		}
 	} else {
-		time_rounds(&o, res, ctx, n, ovh_fixed, ovh_iter);
-		for (i = 0; i < n; i++)
-			report_line(&res[i], i, n);
-	}
-	/* An untimed pass of each case counts the NFS operations it makes. */
-	if (o.nfs_mount) {
-		uint64_t before[NR_NFS_OPS], after[NR_NFS_OPS];
-		unsigned int k;
-
+		time_rounds(&o, res, ctx, n, &ov);
 		for (i = 0; i < n; i++) {
-			read_nfs_ops(o.nfs_mount, before);
-			run_batch(res[i].bc->body, &ctx[i], res[i].iters);
-			read_nfs_ops(o.nfs_mount, after);
-			for (k = 0; k < NR_NFS_OPS; k++)
-				res[i].nfs_ops[k] = (double)(after[k] - before[k]) / res[i].iters;
+			if (res[i].bc->params)
+				run_case(&o, &res[i], &ctx[i], &ov);
+			report_line(&res[i], i, n);
 		}
 	}
+	/* An untimed pass of each case counts its NFS operations. */
+	for (i = 0; o.nfs_mount && i < n; i++)
+		if (!res[i].bc->params)
+			count_nfs_ops(&o, &res[i], &ctx[i]);
 	for (i = 0; i < n; i++)
 		cleanup(&ctx[i]);
 	if (o.json)
-		write_json(&o, res, n, ovh_fixed, ovh_iter);
+		write_json(&o, res, n, ov.fixed, ov.iter);
 	return 0;
 }

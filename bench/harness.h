@@ -24,6 +24,10 @@ struct bench_ctx {
 	int fd;			/* descriptor of the file, for fstat */
 	int opath_fd;		/* O_PATH descriptor of the file */
 	long off;		/* T_DIRTY: where the next write goes */
+	int cwd;		/* the directory the body runs in (below) */
+	long param;		/* a study's parameter: depth or files */
+	char **names;		/* T_DIR, T_FILES: the files' names, f0 .. f<param-1> */
+	unsigned long nnames;
 	struct stat st;
 	struct statx stx;
 };
@@ -36,6 +40,9 @@ enum bench_target {
 	T_OPATH,		/* the file by an O_PATH descriptor */
 	T_FD_NULL,		/* the descriptor, NULL name */
 	T_DIRTY,		/* a file being written: fd open for writing, path */
+	T_DEPTH,		/* study: DIR/depth/d/.../f, param components */
+	T_DIR,			/* study: in DIR/dir.N, beside files/ (N = param files) */
+	T_FILES,		/* study: in DIR/dir.N/files, its files by name */
 };
 
 struct bench_case {
@@ -49,6 +56,20 @@ struct bench_case {
 	int quick;		/* part of QUICK=1 runs */
 	int namelen;		/* T_PATH: the name padded to this length */
 	const char *tags;	/* what the analysis selects it by (cases.c) */
+	/*
+	 * A study: one instance per parameter (name is a printf pattern
+	 * with %ld), run only when --tags or --cases asks for it.
+	 */
+	const long *params;
+	unsigned int nparams;
+	int cold;		/* sync and drop the caches before each sample */
+	int per_entry;		/* T_DIR, T_FILES: a sample is divided by the files */
+	/*
+	 * The body's own bookkeeping without its calls (a pass's loop over
+	 * the names), measured beside each sample and subtracted; NULL: the
+	 * harness's empty loop is subtracted, as for every other case.
+	 */
+	long (*base)(struct bench_ctx *c);
 };
 
 extern const struct bench_case bench_cases[];
@@ -57,14 +78,19 @@ extern const unsigned int bench_ncases;
 /* One result line as the harness computed it. */
 struct bench_result {
 	const struct bench_case *bc;
+	char name[96];		/* bc->name, a study's parameter filled in */
+	long param;
 	long ret;		/* the body's return value when checked */
 	int err;		/* errno when ret < 0 */
 	uint64_t iters;		/* calls per sample */
 	unsigned int nsamples;
 	double *samples;	/* ns per call, loop overhead subtracted */
 	int ci_met;		/* time mode: 95% interval within the target */
-	double nfs_ops[6];	/* NFS operations (and WRITE bytes) per call */
+	double nfs_ops[8];	/* NFS operations (and WRITE bytes) per call */
 	size_t name_len;	/* the name the call passes, NUL not counted */
+	double *cpu;		/* a study's CPU time per call (see harness.c) */
+	long dentries_before;	/* a study's dcache size around its last sample */
+	long dentries_after;
 };
 
 /* Does @bc carry @tag (one word of its tags)? */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * util.h - what the benchmark programs (harness.c, scale.c) share: dying
+ * util.h - what the benchmark programs (harness.c, hostcal.c) share: dying
  * with a message, the clock, medians, JSON strings, NFS operation counts.
  */
 #ifndef STATX_BENCH_UTIL_H

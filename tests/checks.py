@@ -166,7 +166,8 @@ def quick(doc, drift):
 def scale(r, ls_ways, fio_types):
     """The scaling study's quick run: depth 16 dearer than depth 1 on
     every file system, directories of 10, 100 and 1000 files each with
-    every ls way measured, fio's stat types on ext4 and tmpfs."""
+    every ls way measured, a cold stat pass and the real ls per entry,
+    fio's stat types on ext4 and tmpfs."""
     out, bad = [], []
     for fs in ("ext4", "tmpfs", "nfs3"):
         doc = r["scale"].get(fs)
@@ -184,6 +185,10 @@ def scale(r, ls_ways, fio_types):
             for way in ls_ways:
                 if not f["ls"][way]["hot"]["cpu_median"] > 0:
                     bad.append(f"{fs}: ls {way} at {f['n']} has no figure")
+            if not f["stat"].get("cold", {}).get("cpu_median", 0) > 0:
+                bad.append(f"{fs}: no cold stat pass at {f['n']}")
+            if "hot_per_entry" not in f["ls"].get("real_ls", {}):
+                bad.append(f"{fs}: no real ls per entry at {f['n']}")
         out.append(f"{fs}: stat depth 1 {depth[0]['median']:.0f}, depth 16 {depth[15]['median']:.0f}")
     for fs in ("ext4", "tmpfs"):
         for t in fio_types:

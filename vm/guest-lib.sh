@@ -59,6 +59,16 @@ set_netem() {
 	[ "$1" = 0 ] || tc qdisc add dev lo root netem delay "${1}us"
 }
 
+# boot_arg KEY: the value of KEY=VALUE on the kernel command line (vm/run.sh
+# sets sxs.mode, sxs.accel, sxs.variant); empty when it is not there.
+boot_arg() {
+	local w words
+	read -r -a words </proc/cmdline
+	for w in "${words[@]}"; do
+		case $w in "$1"=*) echo "${w#*=}"; return 0 ;; esac
+	done
+}
+
 # mount_options DIR: the options of the mount DIR is on.
 mount_options() {
 	findmnt -n -o OPTIONS --target "$1"

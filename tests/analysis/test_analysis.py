@@ -982,3 +982,45 @@ def test_profiles_compare_samples_not_shares(doc, tmp_path):
         (tmp_path / "traces" / v / "profiles" / "top.ext4.stat.md").write_text(t)
     subprocess.run([PY, str(ROOT / "analysis/merge.py"), str(tmp_path)], check=True)
     assert sr.load(tmp_path / "results.json")["profiles"]["stock"]["ext4.stat"] == s
+
+
+def _study_case(name, tags, param, median, cpu, cold=False, per="file"):
+    c = make_case(name, median, tags=["scale"] + tags)
+    c.update(param=param, per=per, cold=cold, cpu_median=cpu, cpu_samples=[cpu] * 5,
+             dentries_before=100, dentries_after=110)
+    return c
+
+
+def test_scale_from_harness_arranges_the_study():
+    """The harness's scale cases become depth series, per-size stat and ls
+    points, and the real ls per entry over the empty directory's run."""
+    import scale
+    cases = [_study_case(f"depth.{d}.stat", ["depth"], d, 2000.0 + 300 * d, 2000.0 + 300 * d,
+                         per="call") for d in range(1, 17)]
+    cases += [_study_case("ls.0.real_ls.hot", ["real-ls"], 0, 9e6, 1e6, per="call"),
+              _study_case("ls.0.real_ls.cold", ["real-ls"], 0, 9e7, 3e6, cold=True, per="call"),
+              _study_case("files.10.stat.hot", ["files"], 10, 2900.0, 2900.0),
+              _study_case("files.10.stat.cold", ["files"], 10, 9e4, 2e4, cold=True),
+              _study_case("ls.10.getdents+statx.ls.hot", ["ls"], 10, 4400.0, 4400.0),
+              _study_case("ls.10.real_ls.hot", ["real-ls"], 10, 9.1e6, 1.2e6, per="call")]
+    cases[-2]["mask"], cases[-2]["mask_name"] = 606, "MODE|NLINK|UID|GID|MTIME|SIZE"
+    cases[-2]["nfs_ops_per_call"] = {"GETATTR": 1.0, "LOOKUP": 0.5}
+    doc = {"schema": 1, "label": "nfs3", "fs": "nfs", "mode": "cost",
+           "unit": "instructions", "env": {"release": "6.1", "glibc": "2.36"},
+           "overhead": {"fixed": 70.0, "per_iter": 16.0},
+           "cases": cases + [make_case("stat", 3000.0, tags=["main"])]}
+    sr.validate(doc, "harness_file")
+    out = scale.from_harness(doc)
+    sr.validate(out, "scale_file")
+    assert out["fs"] == "nfs3" and out["depth"]["depths"] == list(range(1, 17))
+    assert out["depth"]["series"]["stat"]["points"][15]["median"] == 2000.0 + 300 * 16
+    (f,) = out["files"]
+    assert f["n"] == 10 and f["stat"]["cold"]["cpu_median"] == 2e4
+    assert f["ls"]["real_ls"]["hot_per_entry"] == pytest.approx((1.2e6 - 1e6) / 10)
+    assert out["ls_mask_name"] == "MODE|NLINK|UID|GID|MTIME|SIZE"
+    assert scale.rpcs_per_entry(f["ls"]["getdents+statx.ls"]["hot"]) == "1.00 / 0.50"
+    assert scale.rpcs_per_entry(f["stat"]["hot"]) == "–"
+    # A study's case without its CPU time is not a harness file.
+    del cases[0]["cpu_median"]
+    with pytest.raises(sr.SchemaError, match="cases/0"):
+        sr.validate(doc, "harness_file")

@@ -138,7 +138,9 @@ def scale_run(flat=None, sizes=(10, 100, 1000), fio=True):
     for fs in ("ext4", "tmpfs", "nfs3"):
         pts = [{"median": 100.0 + (0 if fs == flat else i)} for i in range(16)]
         r["scale"][fs] = {"depth": {"series": {"stat": {"points": pts}}},
-                          "files": [{"n": n, "ls": {w: {"hot": {"cpu_median": 5.0}} for w in ways}}
+                          "files": [{"n": n, "stat": {"cold": {"cpu_median": 9.0}},
+                                     "ls": dict({w: {"hot": {"cpu_median": 5.0}} for w in ways},
+                                                real_ls={"hot_per_entry": 3.0})}
                                     for n in sizes]}
     if fio:
         r["fio"] = {(fs, t): {} for fs in ("ext4", "tmpfs") for t in ("stat", "statx")}
@@ -150,6 +152,9 @@ def test_scale():
     assert any("depth 16" in b for b in checks.scale(*scale_run(flat="tmpfs"))[1])
     assert any("directory sizes" in b for b in checks.scale(*scale_run(sizes=(10, 100)))[1])
     assert any("no fio" in b for b in checks.scale(*scale_run(fio=False))[1])
+    r, ways, types = scale_run()
+    del r["scale"]["ext4"]["files"][0]["stat"]["cold"]
+    assert checks.scale(r, ways, types)[1] == ["ext4: no cold stat pass at 10"]
     r, ways, types = scale_run()
     del r["scale"]["nfs3"]
     assert checks.scale(r, ways, types)[1] == ["no scale-nfs3.json"]
