@@ -22,8 +22,11 @@ JOBS ?=
 # Time mode under TCG (KVM unusable) is refused unless this is 1.
 ALLOW_TCG_TIME ?= 0
 export ALLOW_TCG_TIME
-BASE ?= stock
-NEW ?= patched
+# The kernels the tables compare, from vm/variants/*.conf (vm/variants.sh):
+# the base, the partial series, the whole series.
+MEASURED := $(shell vm/variants.sh measured)
+BASE ?= $(firstword $(MEASURED))
+NEW ?= $(lastword $(MEASURED))
 # The gate's threshold in percent; empty: analysis/targets.py's.
 THRESHOLD ?=
 RUN ?= results/latest
@@ -49,9 +52,7 @@ kernel: deps
 	@vm/kbuild.sh $(VARIANT)
 
 kernels: deps
-	@vm/kbuild.sh stock
-	@vm/kbuild.sh series3
-	@vm/kbuild.sh patched
+	@for v in $(MEASURED); do vm/kbuild.sh "$$v" || exit; done
 	@$(if $(filter 1,$(TRACE)),vm/kbuild.sh btf,true)
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
@@ -62,13 +63,13 @@ bench-bin: deps
 	@$(MAKE) -s -C bench
 	@$(MAKE) -s -C tests/guest KSELFTEST="$$(tests/kselftest-dir.sh)"
 
-## make bench [QUICK=1] [TRACE=0]   stock, series3 (patches 1-3) and
-##                            patched (1-4), every file system
+## make bench [QUICK=1] [TRACE=0]   the base kernel, the partial series and
+##                            the whole series (vm/variants.sh), every file system
 ##   [MODE=time [ALLOW_TCG_TIME=1]] [JOBS=n]
 bench: kernels
 	@$(MAKE) -s bench-bin
 	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) $(if $(JOBS),-j $(JOBS)) \
-		stock series3 patched
+		$(MEASURED)
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps

@@ -130,7 +130,8 @@ def section(r):
     conf = r.doc.get("conformance")
     if not conf:
         return "No conformance run in these results (bench/run.sh runs it).\n"
-    variants = [v for v in ("stock", "series3", "patched") if v in conf]
+    ro = sr.roles(sorted(conf))
+    variants = [v for v in ro.measured if v in conf]
     variants += [v for v in sorted(conf) if v not in variants]
     fss = []
     for v in variants:
@@ -169,9 +170,9 @@ def section(r):
                 "and errors.", "",
                 md_table(["kernel", "fs", "calls", "ok", "EFAULT", "EBADF", "EINVAL",
                           "ENOENT", "ENOTDIR", "ENAMETOOLONG", "ELOOP"], fuzz_rows), ""]
-    if "stock" in conf and "patched" in conf:
-        bad = diff(conf["stock"], conf["patched"])
-        out.append("Stock against patched: " + (
+    if ro.base and ro.series:
+        bad = diff(conf[ro.base], conf[ro.series])
+        out.append(f"{ro.base.capitalize()} against {ro.series}: " + (
             "the same results test by test; in the fuzz run only EFAULTs "
             "turned into successes or EBADF (the NULL name with AT_EMPTY_PATH), "
             "as the series intends." if not bad else
@@ -195,9 +196,11 @@ def brief(r):
     """REPORT.md's version: the totals and the stock-against-patched
     verdict; skips, fuzz counts and returned masks go to the tables file."""
     full = section(r)
+    ro = sr.roles(sorted(r.doc.get("conformance") or {}))
+    verdict = f"{(ro.base or '').capitalize()} against {ro.series}"
     keep = []
     for para in full.split("\n\n"):
-        if para.startswith(("Tests passed", "| file system", "Stock against patched")):
+        if para.startswith(("Tests passed", "| file system", verdict)):
             keep.append(para)
     return "\n\n".join(keep) + f"\n\nSkips and why, the fuzz runs' counts and the masks returned: {TABLES_LINK}.\n"
 

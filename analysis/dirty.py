@@ -54,9 +54,9 @@ def colours(doc, names):
 
 
 def boot(doc):
-    """The boot the study is read on: patched, else the last one."""
+    """The boot the study is read on: the whole series, else the last one."""
     boots = sr.boots(doc)
-    return "patched" if "patched" in boots else boots[-1]
+    return sr.roles(boots).series or boots[-1]
 
 
 def points(doc):

@@ -90,7 +90,7 @@ def section(r):
         # only, series3 ext4 and tmpfs only); RPCs from the whole series.
         boots = [b for b in r.boots if IOA0 not in b
                  and any(r.v(b, label, n) is not None for n in main)]
-        rpc_boot = "patched" if "patched" in boots else boots[-1]
+        rpc_boot = r.roles.series if r.roles.series in boots else boots[-1]
         for name in main:
             vals = [r.v(b, label, name) for b in boots]
             if all(v is None for v in vals):
@@ -112,7 +112,7 @@ def brief(r):
     configuration without a netem delay, stock → patched in each cell;
     the full tables go to the tables file."""
     labels = sr.fs_labels(r.doc, netem=0)
-    base, new = "stock", "patched"
+    base, new = r.roles.base, r.roles.series
     rows = []
     for name in sr.tagged(r.doc, TAG):
         cells = []
@@ -128,7 +128,8 @@ def brief(r):
     if not rows:
         return section(r)
     return (f"{base} → {new}, {r.unit} per call, the cases tagged `{TAG}`; every case on every "
-            f"configuration, series3 included, with its GETATTR count: {TABLES_LINK}.\n\n"
+            f"configuration{''.join(f', {p} included' for p in r.roles.partials)}, with its "
+            f"GETATTR count: {TABLES_LINK}.\n\n"
             + md_table(["case"] + labels, rows))
 
 

@@ -27,6 +27,7 @@ class Report:
         self.unit = doc["configs"][0]["unit"]
         self.t = sr.table(doc)
         self.boots = sr.boots(doc)
+        self.roles = sr.roles(self.boots)
         self.labels = sr.labels(doc)
 
     def case(self, boot, label, name):

@@ -93,9 +93,12 @@ SECTION = ("filename", "Patch 4: a small struct filename")
 def section(r, suffixes=("", f" [{IOA0}]")):
     """Patch 4: struct filename in a small object."""
     out = []
-    have3 = any(b.startswith("series3") for b in r.boots)
+    ro = r.roles
+    have3 = ro.last_partial is not None
+    if not ro.base or not ro.series:
+        return "No base kernel and whole series in these results.\n"
     for suffix in suffixes:
-        s, p3, p = "stock" + suffix, "series3" + suffix, "patched" + suffix
+        s, p3, p = ro.base + suffix, (ro.last_partial or "") + suffix, ro.series + suffix
         if s not in r.boots or p not in r.boots or all(
                 r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
             continue
@@ -114,19 +117,21 @@ def section(r, suffixes=("", f" [{IOA0}]")):
             rows.append(row)
             if (vals[-1] - vals[0]) / vals[0] > tg.NO_CASE_SLOWER:
                 slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
-        head = ["case"] + cols + (["patch 4 alone"] if have3 else []) + ["series vs stock"]
+        last = ro.patches[ro.series]
+        head = (["case"] + cols + ([f"patch {last} alone"] if have3 else []) +
+                [f"series vs {ro.base}"])
         out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
         a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
-        checks = [f"`stat` by path costs {b / a * 100:.1f}% of stock "
+        checks = [f"`stat` by path costs {b / a * 100:.1f}% of {ro.base} "
                   f"(target ≤ {tg.pct(tg.STAT_BY_PATH_AT_MOST)} on Debian's default: "
                   f"{'met' if b / a <= tg.STAT_BY_PATH_AT_MOST else '**not met**'})" if not suffix else
-                  f"`stat` by path costs {b / a * 100:.1f}% of stock with {IOA0} (no target)"]
-        checks.append(f"cases more than {tg.pct(tg.NO_CASE_SLOWER)} slower than stock: " +
+                  f"`stat` by path costs {b / a * 100:.1f}% of {ro.base} with {IOA0} (no target)"]
+        checks.append(f"cases more than {tg.pct(tg.NO_CASE_SLOWER)} slower than {ro.base}: " +
                       (", ".join(slower) + " (target none: **not met**)" if slower
                        else "none (target none: met)"))
         out += ["- " + c for c in checks] + [""]
-    env = (sr.config(r.doc, "patched", "floor") or {}).get("env", {})
-    env_s = (sr.config(r.doc, "stock", "floor") or {}).get("env", {})
+    env = (sr.config(r.doc, ro.series, "floor") or {}).get("env", {})
+    env_s = (sr.config(r.doc, ro.base, "floor") or {}).get("env", {})
     mem = [(k, env_s.get(k) or env.get(k)) for k in ("slab_names_cache", "slab_filename_cache")]
     if any(v for _, v in mem):
         out.append("Memory per name (SLUB's object size as the guest reports it, "

@@ -26,9 +26,10 @@ TAG = "sync"
 
 
 def boot(doc):
-    """The boot the NFS study is read on: patched, else the first one."""
+    """The boot the NFS study is read on: the whole series, else the first
+    one."""
     boots = sr.boots(doc)
-    return "patched" if "patched" in boots else boots[0]
+    return sr.roles(boots).series or boots[0]
 
 
 def rows(doc):

@@ -19,17 +19,35 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-# Placeholder: (tag, kernel before, kernel after, what "after" is).  The
-# cases are those bench/cases.c tags pN.  Patches 1-3 are measured on the
-# series3 variant (the series up to patch 3), patch 4 against it: each
-# message gives its own patch's effect.
-P123 = ("stock", "series3", "patches 1-3 applied")
-BLOCKS = {
-    "@@COST_P1@@": ("p1",) + P123,
-    "@@COST_P2@@": ("p2",) + P123,
-    "@@COST_P3@@": ("p3",) + P123,
-    "@@COST_P4@@": ("p4", "series3", "patched", "patches 1-3 before, 1-4 after"),
-}
+def blocks_of(doc):
+    """Placeholder: (tag, kernel before, kernel after, what "after" is), for
+    each patch of the series.  The cases are those bench/cases.c tags pN.
+    A patch that a partial series carries is measured on the first partial
+    that has it against the base; a later one on the whole series against
+    the last partial (vm/variants.sh): each message gives its own patch's
+    effect as closely as the variants built allow."""
+    ro = sr.roles(doc)
+    if not ro.base or not ro.series:
+        return {}
+    n, out = ro.patches[ro.series], {}
+    for k in range(1, n + 1):
+        part = next((p for p in ro.partials if ro.patches[p] >= k), None)
+        if part:
+            spec = (ro.base, part, f"patches 1-{ro.patches[part]} applied")
+        else:
+            before = ro.last_partial or ro.base
+            m = ro.patches[before]
+            spec = (before, ro.series, (f"patches 1-{m} before, 1-{n} after" if m
+                                        else f"patches 1-{n} applied"))
+        out[f"@@COST_P{k}@@"] = (f"p{k}",) + spec
+    return out
+
+
+def head(doc, variant):
+    """A kernel as a table's column names it: the base by name, a series
+    by its patches."""
+    k = sr.roles(doc).patches.get(variant)
+    return f"1-{k}" if k else variant
 
 
 def label(c, glibc):
@@ -48,8 +66,7 @@ def label(c, glibc):
 def block(doc, spec):
     tag, before, after, what = spec
     names = sr.tagged(doc, tag)
-    head = {"stock": "stock", "series3": "1-3", "patched": "1-4"}
-    lines = [f"  {'':36} {head.get(before, before):>7} {head.get(after, after):>8} {'change':>8}"]
+    lines = [f"  {'':36} {head(doc, before):>7} {head(doc, after):>8} {'change':>8}"]
     for append, title in (("", "default"), ("init_on_alloc=0", "init_on_alloc=0")):
         if sr.config(doc, before, "ext4", append) is None:
             continue
@@ -69,7 +86,7 @@ def block(doc, spec):
 
 
 # A filled table: its header line through its "(run ...; ...)" line.
-FILLED = re.compile(r"^  +(?:stock|1-3) +(?:1-3|1-4) +change\n(?:.*\n)*?  \(run [^;\n]*;[^\n]*\)$",
+FILLED = re.compile(r"^  +\S+ +1-\d+ +change\n(?:.*\n)*?  \(run [^;\n]*;[^\n]*\)$",
                     re.MULTILINE)
 SUBJECT = re.compile(r"^Subject: \[PATCH (\d+)/\d+\]", re.MULTILINE)
 
@@ -100,7 +117,7 @@ def main():
     ap.add_argument("--fill", metavar="DIR")
     a = ap.parse_args()
     doc = sr.load(a.results)
-    blocks = {k: block(doc, v) for k, v in BLOCKS.items()}
+    blocks = {k: block(doc, v) for k, v in blocks_of(doc).items()}
     for k, v in blocks.items():
         print(k)
         print(v)

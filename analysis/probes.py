@@ -134,10 +134,10 @@ def section(r, only=None):
 def brief(r):
     """REPORT.md's version: the patched kernel's table; every kernel's in
     the tables file."""
-    if "patched" not in r.boots:
+    if r.roles.series not in r.boots:
         return section(r)
-    return (section(r, only="patched").rstrip() +
-            f"\n\nThe same on every kernel probed (stock, and btf's fentry and fexit): "
+    return (section(r, only=r.roles.series).rstrip() +
+            f"\n\nThe same on every kernel probed ({r.roles.base}, and btf's fentry and fexit): "
             f"{TABLES_LINK}.")
 
 

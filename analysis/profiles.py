@@ -66,19 +66,21 @@ def section(r, only=None):
     instructions in cost mode, so samples compare across kernels where
     shares would not), and the flame graphs."""
     prof = r.doc.get("profiles") or {}
-    if "stock" not in prof or "patched" not in prof:
-        return "No stock and patched profiles in these results (traces off).\n"
+    ro = sr.roles(sorted(prof))
+    b, n = ro.base, ro.series
+    if not b or not n:
+        return "No profiles of the base kernel and the whole series in these results (traces off).\n"
     out = []
-    for sc in prof["stock"]:
-        if sc not in prof["patched"] or (only and sc not in only):
+    for sc in prof[b]:
+        if sc not in prof[n] or (only and sc not in only):
             continue
-        s, p = prof["stock"][sc], prof["patched"][sc]
+        s, p = prof[b][sc], prof[n][sc]
         rows = [[f"`{k}`", f"{x:.1f}", f"{y:.1f}", f"{nx:,.0f} → {ny:,.0f}"]
                 for k, x, y, nx, ny in changes(s, p)]
         out += [f"`{sc}` ({s['samples']:,} and {p['samples']:,} samples; "
-                f"[stock]({FIGURES}/stock.flame.{sc}.svg), "
-                f"[patched]({FIGURES}/patched.flame.{sc}.svg)):", "",
-                md_table(["function (self)", "stock %", "patched %", "its samples"], rows),
+                f"[{b}]({FIGURES}/{b}.flame.{sc}.svg), "
+                f"[{n}]({FIGURES}/{n}.flame.{sc}.svg)):", "",
+                md_table(["function (self)", f"{b} %", f"{n} %", "its samples"], rows),
                 ""]
     return "\n".join(out) or "No scenario profiled on both kernels.\n"
 

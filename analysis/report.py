@@ -168,9 +168,10 @@ def sec_calibration(r):
     b = r.boots[0]
     rows = [[n, fmt(r.v(b, "floor", n), 1)] for n in sr.tagged(r.doc, "calib")]
     out = [md_table(["calibration case (user space)", r.unit.replace("instructions", "count")], rows), ""]
-    s_def, s_ioa = r.v("stock", "ext4", "stat"), r.v(f"stock [{IOA0}]", "ext4", "stat")
+    base = r.roles.base
+    s_def, s_ioa = r.v(base, "ext4", "stat"), r.v(f"{base} [{IOA0}]", "ext4", "stat")
     if r.mode == "cost" and s_def and s_ioa:
-        out += [f"On stock ext4, stat() by path costs {fmt(s_def)} with Debian's default "
+        out += [f"On {base} ext4, stat() by path costs {fmt(s_def)} with Debian's default "
                 f"and {fmt(s_ioa)} with `{IOA0}`: zeroing the 4 KiB name buffer is "
                 f"{fmt(s_def - s_ioa)} counted instructions, "
                 f"{(s_def - s_ioa) / s_def * 100:.1f}% of the call, where `rep stosb` over "
@@ -202,12 +203,12 @@ def noise_word(a, b, mode):
 def sec_headline(r):
     """The first screen: every case a patch claims something about (tags
     p1-p4) on ext4, and the same calls over NFS without an attribute
-    cache, stock against the whole series, each with its spread; a change
-    inside the spreads is marked and is not a finding."""
-    kernels = [b for b in r.boots if " [" not in b and b != "stock"]
-    base, new = "stock", "patched" if "patched" in kernels else (kernels or [None])[-1]
-    if base not in r.boots or new is None:
-        return "No stock and patched pair in these results.\n"
+    cache, the base kernel against the whole series (vm/variants.sh), each
+    with its spread; a change inside the spreads is marked and is not a
+    finding."""
+    base, new = r.roles.base, r.roles.series
+    if base is None or new is None:
+        return "No base kernel and whole series in these results.\n"
     claims = sr.tagged(r.doc, "p1", "p2", "p3", "p4")
     nfs_names = [n for n in claims if n in sr.tagged(r.doc, "sync")]
     places = [("ext4", n) for n in claims] + [
@@ -233,7 +234,7 @@ def sec_headline(r):
             f"change with {IOA0}", f"GETATTR/call ({new})"]
     unit = ("instructions per call (cost mode; on NFS guest ns, waits included)"
             if r.mode == "cost" else "ns per call, median")
-    return (f"Stock against the whole series ({new}), {unit}.  Spread: the 95% interval of "
+    return (f"{base.capitalize()} against the whole series ({new}), {unit}.  Spread: the 95% interval of "
             "the median, widened in cost mode by the run-to-run jitter of calls that "
             f"allocate a name (±{drift.JITTER[r.mode]:g}); a change whose spreads overlap is "
             "inside the noise and not a finding.  Rows: every case a patch's message "
@@ -244,34 +245,37 @@ def sec_headline(r):
 def sec_findings(r):
     """Sentences with the run's key numbers, computed, never typed."""
     out = []
-    p = "patched" if "patched" in r.boots else r.boots[0]
-    e = {n: r.v("stock", "ext4", n) for n in
+    base, series = r.roles.base, r.roles.series
+    p = series or r.boots[0]
+    e = {n: r.v(base, "ext4", n) for n in
          ("stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE", "fstat",
           "fstatat.empty", "statx.fd.empty", "statx.fd.null")}
     if e["stat"] and e["statx.TYPE"]:
-        out.append(f"- **Local file systems ignore the mask.** On stock ext4, statx() by path "
+        out.append(f"- **Local file systems ignore the mask.** On {base} ext4, statx() by path "
                    f"costs {fmt(e['statx.BASIC_STATS'])} for BASIC_STATS and {fmt(e['statx.TYPE'])} "
                    f"for TYPE alone; stat() costs {fmt(e['stat'])}. ext4 fills every basic field "
                    "whatever is asked; the mask saves nothing locally.")
     if e["fstat"] and e["fstatat.empty"]:
-        out.append(f"- **glibc's fstat() pays for a name it does not have.** Stock: raw fstat() "
+        out.append(f"- **glibc's fstat() pays for a name it does not have.** "
+                   f"{base.capitalize()}: raw fstat() "
                    f"{fmt(e['fstat'])}, newfstatat(fd, \"\", AT_EMPTY_PATH) {fmt(e['fstatat.empty'])} "
                    f"({e['fstatat.empty'] / e['fstat']:.1f}×).")
     pe = {n: r.v(p, "ext4", n) for n in ("fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null")}
-    if p != "stock" and pe["fstatat.empty"] and e["fstatat.empty"]:
+    if p != base and pe["fstatat.empty"] and e["fstatat.empty"]:
         out.append(f"- **The series removes it.** {p}: newfstatat(fd, \"\") {fmt(pe['fstatat.empty'])} "
-                   f"({pct(pe['fstatat.empty'], e['fstatat.empty'])} against stock), statx(fd, \"\") "
+                   f"({pct(pe['fstatat.empty'], e['fstatat.empty'])} against {base}), statx(fd, \"\") "
                    f"{fmt(pe['statx.fd.empty'])} ({pct(pe['statx.fd.empty'], e['statx.fd.empty'])}), "
-                   f"statx(fd, NULL) {fmt(pe['statx.fd.null'])} (stock: EFAULT).")
-    n = {b: r.v(b, "ext4", "stat") for b in ("stock", "patched", f"stock [{IOA0}]")}
-    n160 = {b: r.case(b, "ext4", "stat.name160") for b in ("stock", "patched")}
-    if n["stock"] and n["patched"] and p == "patched":
-        line = (f"- **A small struct filename (patch 4) halves stat() by name.** stat() by path "
-                f"costs {fmt(n['patched'])} with the whole series against {fmt(n['stock'])} on "
-                f"stock ({n['patched'] / n['stock'] * 100:.1f}%; stock with {IOA0}: "
-                f"{fmt(n[f'stock [{IOA0}]'])}).")
-        if n160["stock"] and n160["patched"]:
-            a, b = n160["stock"], n160["patched"]
+                   f"statx(fd, NULL) {fmt(pe['statx.fd.null'])} ({base}: EFAULT).")
+    n = {b: r.v(b, "ext4", "stat") for b in (base, series, f"{base} [{IOA0}]")}
+    n160 = {b: r.case(b, "ext4", "stat.name160") for b in (base, series)}
+    if n[base] and n[series] and p == series:
+        line = (f"- **A small struct filename (patch {r.roles.patches[series]}) halves stat() by "
+                f"name.** stat() by path "
+                f"costs {fmt(n[series])} with the whole series against {fmt(n[base])} on "
+                f"{base} ({n[series] / n[base] * 100:.1f}%; {base} with {IOA0}: "
+                f"{fmt(n[f'{base} [{IOA0}]'])}).")
+        if n160[base] and n160[series]:
+            a, b = n160[base], n160[series]
             line += (f" A name of 160 bytes, one past what the small object holds, needs "
                      f"both allocations; it costs {fmt(b['median'])} ({spread(b, r.mode)}) against "
                      f"{fmt(a['median'])} ({spread(a, r.mode)}), which "

@@ -33,19 +33,21 @@ def cases(doc):
 
 
 def pairs(doc):
-    """[(stock, series3, patched)] per command line: the series' kernels
-    the run has with ext4 cases (series3, patches 1-3, when it ran: the
-    section reads patches 1-3 on it), at least stock and one other."""
+    """[(base, partials..., series)] per command line: the series' kernels
+    (vm/variants.sh) the run has with ext4 cases (a partial series, when it
+    ran: the section reads the patches before the last on it), at least
+    the base and one other."""
     t = sr.table(doc)
     boots = sr.boots(doc)
+    ro = sr.roles(boots)
 
     def has(b):
         return b in boots and any((b, "ext4", n) in t for n in cases(doc))
     out = []
     for s in boots:
-        if s.startswith("stock") and has(s):
-            g = tuple(b for b in (s, s.replace("stock", "series3"), s.replace("stock", "patched"))
-                      if has(b))
+        if ro.base and s.split(" [")[0] == ro.base and has(s):
+            append = s[len(ro.base):]
+            g = tuple(b + append for b in ro.measured if has(b + append))
             if len(g) > 1:
                 out.append(g)
     return out
@@ -82,9 +84,12 @@ def section(r, suffixes=("", f" [{IOA0}]")):
     """Patches 1-3, on series3 when the run has it (patch 4 changes every
     call by name, so the whole series cannot show their overhead)."""
     out = []
-    p3 = "series3" if any(b.startswith("series3") for b in r.boots) else "patched"
+    ro = r.roles
+    p3 = ro.last_partial or ro.series
+    if not ro.base or not p3:
+        return "No base kernel and series in these results.\n"
     for suffix in suffixes:
-        s, p = "stock" + suffix, p3 + suffix
+        s, p = ro.base + suffix, p3 + suffix
         if s not in r.boots or p not in r.boots:
             continue
         rows = []
@@ -94,7 +99,7 @@ def section(r, suffixes=("", f" [{IOA0}]")):
             failed = ca.get("ret", 0) < 0
             note = f" ({ca['errno']})" if failed else ""
             rows.append([f"`{name}`", fmt(a) + note, fmt(b),
-                         "works (stock fails)" if failed else pct(b, a)])
+                         f"works ({ro.base} fails)" if failed else pct(b, a)])
         out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "",
                 md_table(["case", s, p, "change"], rows), ""]
         fst = r.v(p, "ext4", "fstat")
@@ -109,7 +114,8 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         for name in ("stat", "statx.BASIC_STATS", "fstat"):
             a, b = r.v(s, "ext4", name), r.v(p, "ext4", name)
             if a and b:
-                checks.append(f"patches 1-3 ({p3}), events compiled in and disabled: "
+                checks.append(f"patches 1-{ro.patches[p3]} ({p3}), events compiled in and "
+                              "disabled: "
                               f"`{name}` {b - a:+,.0f} "
                               f"({pct(b, a)}; target ≤ +{tg.pct(tg.EVENTS_OFF_OVERHEAD)}: "
                               f"{met((b - a) / a <= tg.EVENTS_OFF_OVERHEAD)})")

@@ -1,7 +1,10 @@
 """The one results schema (bench/SCHEMA.md): loading, checking, lookups,
 and the statistics every analysis script shares."""
+import functools
 import json
 import pathlib
+import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 from scipy import stats
@@ -86,18 +89,54 @@ def boot_name(config):
     return config["variant"] + (f" [{a}]" if a else "")
 
 
-# The series in the order it is applied: stock, patches 1-3, all four.
-SERIES_ORDER = ("stock", "series3", "patched")
+VARIANTS_SH = pathlib.Path(__file__).resolve().parent.parent / "vm" / "variants.sh"
+
+
+@functools.lru_cache(maxsize=None)
+def variant_roles():
+    """{variant: (role, patches)}: vm/variants.sh, the one place a variant's
+    role is decided from its vm/variants/*.conf: "base" (no patches),
+    "partial" (the series up to a patch), "series" (all of it) or
+    "study" (built for one question)."""
+    out = subprocess.run([str(VARIANTS_SH), "list"], capture_output=True, text=True,
+                         check=True).stdout
+    return {n: (r, int(k)) for n, r, k in (line.split() for line in out.splitlines())}
+
+
+def _rank(variant):
+    role, k = variant_roles().get(variant, ("study", 0))
+    return ({"base": 0, "partial": 1, "series": 2}.get(role, 3), k)
+
+
+def roles(boots_or_doc):
+    """The series' kernels among a document's boots (or a list of boot
+    names): .base (no patches), .partials (by patch count), .last_partial
+    (the series but its last patch), .series (every patch), .measured
+    (base, partials, series), .patches {variant: patch count}; None where
+    the document has no such kernel."""
+    names = boots(boots_or_doc) if isinstance(boots_or_doc, dict) else boots_or_doc
+    have = [b for b in dict.fromkeys(names) if " [" not in b]
+    vr = variant_roles()
+
+    def of(role):
+        return sorted((b for b in have if vr.get(b, ("",))[0] == role), key=_rank)
+    base, partials, series = of("base"), of("partial"), of("series")
+    return SimpleNamespace(
+        base=base[0] if base else None, partials=partials,
+        last_partial=partials[-1] if partials else None,
+        series=series[0] if series else None,
+        measured=base[:1] + partials + series[:1],
+        patches={b: vr[b][1] for b in have if b in vr})
 
 
 def boots(doc):
     """Every boot of a document, the series' kernels in the order of the
-    series (stock, series3, patched), then the others by variant, each by
-    command line: the order of the report's columns."""
+    series (base, partial series, the whole series: vm/variants.sh), then
+    the others by variant, each by command line: the order of the report's
+    columns."""
     def key(c):
         v = c["variant"]
-        rank = SERIES_ORDER.index(v) if v in SERIES_ORDER else len(SERIES_ORDER)
-        return (rank, v, c.get("kernel_append") or "")
+        return (_rank(v), v, c.get("kernel_append") or "")
     out = []
     for c in sorted(doc["configs"], key=key):
         if boot_name(c) not in out:

@@ -2,7 +2,9 @@
 # run.sh - the benchmark run: boot each variant, run every file-system
 # configuration in it, merge the results, write figures and a report.
 #
-# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-j N] [-o RUNDIR] VARIANT...
+# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-j N] [-o RUNDIR] [VARIANT...]
+#   VARIANT... defaults to the kernels the tables compare, in order
+#   (vm/variants.sh measured: the base, the partial series, the series)
 #   -q 1   QUICK: main masks only, no netem, Debian's default command line,
 #          no conformance suite, no scaling study
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
@@ -14,8 +16,8 @@
 # Without -q 1 each variant also boots with init_on_alloc=0 (ext4 and
 # tmpfs: the zeroing it turns off is getname()'s, on every file system).
 # With traces, the btf variant's probe study (fentry/fexit).  Then the
-# conformance suite on each variant but series3, the scaling study and
-# (with traces) the real clients on patched.
+# conformance suite on each variant but the partial series, the scaling
+# study and (with traces) the real clients on the whole series.
 # Results: results/<run-id>/ (results/latest points at the newest).
 #
 # Every boot is a job; in cost mode jobs run side by side, since a cost
@@ -37,7 +39,8 @@ while getopts q:t:m:j:o: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- stock series3 patched
+# shellcheck disable=SC2046 # a list of variant names, one word each
+[ $# -gt 0 ] || set -- $("$ROOT/vm/variants.sh" measured)
 PY=/usr/bin/python3
 
 if [ "$MODE" = time ]; then
@@ -73,24 +76,29 @@ add_job() {
 }
 
 # The scaling study and the real clients run on one kernel: the whole series.
-sv=patched
-case " $* " in *" patched "*) ;; *) sv=${*: -1} ;; esac
+sv=${*: -1}
+for v in "$@"; do
+	role=$("$ROOT/vm/variants.sh" role "$v")
+	[ "$role" = series ] && sv=$v
+done
 tcg=ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0}
 
 for v in "$@"; do
-	# series3 (patches 1-3 without 4) answers the tracepoints' overhead and
-	# the descriptor paths' targets, on ext4: its boot stops after tmpfs.
-	if [ "$v" = series3 ]; then
+	# A partial series (series3: patches 1-3 without 4) answers the
+	# tracepoints' overhead and the descriptor paths' targets, on ext4: its
+	# boot stops after tmpfs.
+	role=$("$ROOT/vm/variants.sh" role "$v")
+	if [ "$role" = partial ]; then
 		add_job 40 "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
 			"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
 	else
 		add_job $((QUICK == 1 ? 30 : 200)) "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
 			"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
 	fi
-	# Traces for the kernels users compare: stock and the whole series.
-	if [ "$TRACE" = 1 ] && [ "$v" != series3 ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
+	# Traces for the kernels users compare: the base and the whole series.
+	if [ "$TRACE" = 1 ] && [ "$role" != partial ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
 		w=460
-		[ "$v" = stock ] && w=120	# no stat:* events: no bpftrace scripts
+		[ "$role" = base ] && w=120	# no stat:* events: no bpftrace scripts
 		add_job "$w" "traces $v" traces "$v" "" 3000 \
 			"$RUNDIR/traces/$v" "traces/guest-traces.sh /mnt/io $v"
 	fi
@@ -115,7 +123,7 @@ if [ "$QUICK" != 1 ]; then
 	# The conformance suite on the kernels users compare: pass/fail/skip
 	# counts go into results.json (tests/guest/conformance.sh).
 	for v in "$@"; do
-		[ "$v" = series3 ] && continue
+		[ "$("$ROOT/vm/variants.sh" role "$v")" = partial ] && continue
 		add_job 50 "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
 			tests/guest/conformance.sh
 	done

@@ -189,10 +189,10 @@ def test_patch_numbers_measure_each_patch_on_its_own_base(doc):
     import patch_numbers
     doc["configs"].append(make_config("series3", "ext4", [make_case("stat", 7680.0),
                                                            make_case("fstat", 1150.0)]))
-    text = patch_numbers.block(doc, patch_numbers.BLOCKS["@@COST_P1@@"])
+    text = patch_numbers.block(doc, patch_numbers.blocks_of(doc)["@@COST_P1@@"])
     assert "stock" in text and "1-3" in text and "7669" in text and "7680" in text
     assert "patches 1-3 applied" in text
-    text = patch_numbers.block(doc, patch_numbers.BLOCKS["@@COST_P4@@"])
+    text = patch_numbers.block(doc, patch_numbers.blocks_of(doc)["@@COST_P4@@"])
     assert "7680" in text and "7671" in text and "patches 1-3 before, 1-4 after" in text
 
 
@@ -627,7 +627,7 @@ def test_patch_numbers_refill_replaces_the_old_table_only(doc):
     import patch_numbers
     doc["configs"].append(make_config("series3", "ext4", [make_case("stat", 7680.0),
                                                            make_case("fstat", 1150.0)]))
-    blocks = {k: patch_numbers.block(doc, v) for k, v in patch_numbers.BLOCKS.items()}
+    blocks = {k: patch_numbers.block(doc, v) for k, v in patch_numbers.blocks_of(doc).items()}
     old = ("                                     stock      1-3   change\n"
            "  default:\n"
            "    stat(path)                        1111     2222    +0.1%\n"
@@ -1024,3 +1024,23 @@ def test_scale_from_harness_arranges_the_study():
     del cases[0]["cpu_median"]
     with pytest.raises(sr.SchemaError, match="cases/0"):
         sr.validate(doc, "harness_file")
+
+
+def test_roles_come_from_the_variant_files(doc, monkeypatch):
+    """vm/variants.sh decides each variant's role from its .conf; the
+    analysis orders and picks kernels by role, so a new partial series
+    takes its place with no analysis edit."""
+    out = subprocess.run([str(sr.VARIANTS_SH), "list"], capture_output=True, text=True,
+                         check=True).stdout
+    listed = {line.split()[0]: line.split()[1:] for line in out.splitlines()}
+    assert listed["stock"] == ["base", "0"] and listed["series3"] == ["partial", "3"]
+    assert listed["patched"] == ["series", "4"] and listed["btf"][0] == "study"
+    ro = sr.roles(["btf", "patched", "stock", "series3", "stock [init_on_alloc=0]"])
+    assert (ro.base, ro.last_partial, ro.series) == ("stock", "series3", "patched")
+    assert ro.measured == ["stock", "series3", "patched"]
+    roles = dict(sr.variant_roles(), series2=("partial", 2))
+    monkeypatch.setattr(sr, "variant_roles", lambda: roles)
+    d = copy.deepcopy(doc)
+    d["configs"].append(make_config("series2", "ext4", [make_case("stat", 7000.0)]))
+    assert [b for b in sr.boots(d) if " [" not in b][:2] == ["stock", "series2"]
+    assert sr.roles(d).partials == ["series2"]
