@@ -35,13 +35,16 @@ LS_WAYS = ["getdents+fstatat", "getdents+statx.ls", "getdents+statx.ls.DONT_SYNC
 FIO_TYPES = ["stat", "lstat", "statx"]
 
 
-def _variant(d):
+def _vm_env(d):
+    """The boot's record (vm/run.sh's vm.env): variant, release, started, ..."""
     env = d / "vm.env"
-    if env.exists():
-        for line in env.read_text().splitlines():
-            if line.startswith("variant="):
-                return line.split("=", 1)[1]
-    return d.name
+    if not env.exists():
+        return {}
+    return dict(line.split("=", 1) for line in env.read_text().splitlines() if "=" in line)
+
+
+def _variant(d):
+    return _vm_env(d).get("variant", d.name)
 
 
 def _point(c):
@@ -130,6 +133,8 @@ def load(dirs):
             except (ValueError, sr.SchemaError) as e:
                 raise SystemExit(f"{f}: not a harness file: {e}")
             r["scale"][doc["label"]] = from_harness(doc)
+            if _vm_env(d).get("started"):
+                r["scale"][doc["label"]]["env"]["booted"] = _vm_env(d)["started"]
         for f in sorted(base.glob("fio-*-*.json")):
             _, fs, typ = f.stem.split("-", 2)
             r["fio"][(fs, typ)] = json.loads(f.read_text())["jobs"][0]
@@ -184,8 +189,9 @@ def fio_ours(doc, typ):
 
 
 def rpcs_per_entry(point):
-    """"GETATTR / LOOKUP" RPCs per directory entry, counted over an untimed
-    pass (a cold point's after dropping the caches); "–" off NFS."""
+    """"GETATTR / LOOKUP" RPCs per directory entry, counted around the
+    point's last measured pass (a cold one's drop of the caches included);
+    "–" off NFS."""
     ops = point.get("nfs_ops_per_entry")
     if not ops:
         return "–"
@@ -210,7 +216,11 @@ def markdown(results):
            "latencies; on NFS over loopback, cpu also leaves out knfsd's own work, which "
            "wall holds).  tmpfs cannot drop its dentries: its cold is hot.", ""]
     for r in results:
-        out += [f"### {r['name']}", "", f"Path depth, hot, {u} per call:", ""]
+        booted = sorted({d["env"]["booted"] for d in r["scale"].values() if "booted" in d["env"]})
+        out += [f"### {r['name']}", ""]
+        if booted:
+            out += [f"Booted {' and '.join(booted)} (vm.env).", ""]
+        out += [f"Path depth, hot, {u} per call:", ""]
         rows = []
         for fs in _fss(r):
             s = r["scale"][fs]["depth"]["series"]

@@ -45,7 +45,8 @@
  * its samples also records the CPU time of the process and of the
  * children it waited for (the waits left out: under -icount sleep=off a
  * wait shows on CLOCK_MONOTONIC as a jump to the next timer deadline) and
- * the dcache size around it (/proc/sys/fs/dentry-state).
+ * the dcache size around it (/proc/sys/fs/dentry-state); with --nfs-mount,
+ * the NFS operations of its last sample (other cases: of an untimed batch).
  *
  * Prints one line per case: "case i/N name ... value".
  */
@@ -694,18 +695,27 @@ static void report_line(const struct bench_result *r, unsigned int i,
 	fflush(stdout);
 }
 
+/* --nfs-mount, for the studies' counts around their last sample. */
+static const char *study_nfs_mount;
+
 /*
  * Sample @s of case @r: clock ns per call, the harness's cost taken off
  * (or the case's base, measured just before); a study's per file, with
- * its CPU time and the dcache around it.
+ * its CPU time and the dcache around it, and around its last sample the
+ * NFS operations that sample made (a cold one's drop included).
  */
 static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 		   const struct overhead *ov)
 {
 	const struct bench_case *bc = r->bc;
 	double per = bc->per_entry ? r->param : 1, base = 0, t, cpu = 0;
+	int count = bc->params && study_nfs_mount && s + 1 == r->nsamples;
+	uint64_t ops0[NR_NFS_OPS], ops1[NR_NFS_OPS];
+	unsigned int k;
 
 	enter(c);
+	if (count)
+		read_nfs_ops(study_nfs_mount, ops0);
 	if (bc->base)
 		base = run_batch(bc->base, c, r->iters);
 	if (bc->cold)
@@ -725,6 +735,11 @@ static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 		r->samples[s] = (t - base) / r->iters / per;
 	else
 		r->samples[s] = ((t - ov->fixed) / r->iters - ov->iter) / per;
+	if (count) {
+		read_nfs_ops(study_nfs_mount, ops1);
+		for (k = 0; k < NR_NFS_OPS; k++)
+			r->nfs_ops[k] = (ops1[k] - ops0[k]) / (r->iters * per);
+	}
 }
 
 /*
@@ -759,31 +774,24 @@ static void warm_up(const struct options *o, struct bench_result *r, struct benc
 	r->nsamples = o->samples;
 }
 
-/*
- * An untimed batch of case @r counts the NFS operations it makes (a cold
- * case's after dropping the caches), per call or per file.
- */
+/* An untimed batch of case @r counts the NFS operations it makes. */
 static void count_nfs_ops(const struct options *o, struct bench_result *r,
 			  struct bench_ctx *c)
 {
 	uint64_t before[NR_NFS_OPS], after[NR_NFS_OPS];
-	double per = r->bc->per_entry ? r->param : 1;
 	unsigned int k;
 
 	enter(c);
-	if (r->bc->cold)
-		drop_caches();
 	read_nfs_ops(o->nfs_mount, before);
 	run_batch(r->bc->body, c, r->iters);
 	read_nfs_ops(o->nfs_mount, after);
 	for (k = 0; k < NR_NFS_OPS; k++)
-		r->nfs_ops[k] = (after[k] - before[k]) / (r->iters * per);
+		r->nfs_ops[k] = (double)(after[k] - before[k]) / r->iters;
 }
 
 /*
  * A case's samples, one after another.  A study's case is set up here,
- * from --dir, just before it runs (its directory grows with the sizes),
- * and its NFS operations are counted before the next one grows it.
+ * from --dir, just before it runs (its directory grows with the sizes).
  */
 static void run_case(const struct options *o, struct bench_result *r, struct bench_ctx *c,
 		     const struct overhead *ov)
@@ -799,8 +807,6 @@ static void run_case(const struct options *o, struct bench_result *r, struct ben
 	}
 	for (s = 0; s < r->nsamples; s++)
 		sample(r, c, s, ov);
-	if (r->bc->params && o->nfs_mount)
-		count_nfs_ops(o, r, c);
 }
 
 /*
@@ -957,6 +963,7 @@ int main(int argc, char **argv)
 
 	parse(argc, argv, &o);
 	time_mode = !strcmp(o.mode, "time");
+	study_nfs_mount = o.nfs_mount;
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++)
 			printf("%-34s %-11s %-34s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
