@@ -775,7 +775,7 @@ def test_headline_marks_changes_inside_the_noise(doc):
     # Stock alone: no table, one line that says so.
     only = copy.deepcopy(doc)
     only["configs"] = [c for c in doc["configs"] if c["variant"] == "stock"]
-    assert report.sec_headline(report.Report(only)).startswith("No stock and patched pair")
+    assert report.sec_headline(report.Report(only)).startswith("No base kernel and whole series")
 
 
 # A trace of traces/nfs_getattr_sites.bt as bpftrace prints it, cut short
@@ -974,7 +974,7 @@ def test_profiles_compare_samples_not_shares(doc, tmp_path):
     text = profiles.section(report.Report(d))
     assert "| `memset_erms` | 50.0 | 0.0 | 500 → 0 |" in text
     assert "stock.flame.ext4.stat.svg" in text
-    assert "No stock and patched" in profiles.section(report.Report(doc))
+    assert "No profiles of the base kernel and the whole series" in profiles.section(report.Report(doc))
     # merge.py keeps each run's top tables.
     _guest_run(tmp_path, "patched")
     for v, t in (("stock", TOP_STOCK), ("patched", TOP_PATCHED)):
