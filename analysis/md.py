@@ -66,3 +66,10 @@ def md_table(head, rows):
            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
     out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
     return "\n".join(out)
+
+
+def default_only(section, r):
+    """A section on Debian's default command line only (SECTION(r,
+    suffixes=("",))), pointing to the tables file for init_on_alloc=0."""
+    return (section(r, suffixes=("",)).rstrip() +
+            f"\n\nThe same with `{IOA0}`: {TABLES_LINK}.")

@@ -116,18 +116,10 @@ def merge(rundir):
         "mode": modes.pop() if len(modes) == 1 else "mixed",
         "configs": configs,
     }
-    if dispatch:
-        doc["dispatch"] = dispatch
-    if conf:
-        doc["conformance"] = conf
-    if scale_runs:
-        doc["scale"] = scale_runs
-    if client_runs:
-        doc["clients"] = client_runs
-    if sites:
-        doc["nfs_sites"] = sites
-    if prof:
-        doc["profiles"] = prof
+    # The sections a run has (bench/schema.json); one it did not run is absent.
+    doc.update((k, v) for k, v in (("dispatch", dispatch), ("conformance", conf),
+                                   ("scale", scale_runs), ("clients", client_runs),
+                                   ("nfs_sites", sites), ("profiles", prof)) if v)
     try:
         statx_results.validate(doc)
     except statx_results.SchemaError as e:

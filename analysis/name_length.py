@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
-from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
+from md import IOA0, default_only, fmt, md_table, pct  # noqa: E402
 import targets as tg  # noqa: E402
 
 CALL = "newfstatat(path)"
@@ -145,8 +145,7 @@ def section(r, suffixes=("", f" [{IOA0}]")):
 def brief(r):
     """REPORT.md's version: Debian's default command line; with {IOA0}
     in the tables file."""
-    return (section(r, suffixes=("",)).rstrip() +
-            f"\n\nThe same with `{IOA0}`: {TABLES_LINK}.")
+    return default_only(section, r)
 
 
 def main():
