@@ -27,3 +27,9 @@ cat "$dir/loose.out" "$dir/tight.out"
 "$B" --mode time --dir "$dir" --tags fd --skip-tags p2 --samples 3 --max-seconds 1 \
 	--json "$dir/tags.json" >/dev/null
 /usr/bin/python3 "$ROOT/tests/checks.py" tags "$dir/tags.json" "$dir/list"
+# A study (the scaling rows, tag scale) runs only when asked, once per
+# parameter; cold rows are left out here (dropping caches is the guest's).
+mkdir "$dir/study"
+"$B" --mode time --dir "$dir/study" --tags scale --skip '*.cold' --max-files 100 \
+	--samples 3 --json "$dir/study.json" >/dev/null
+/usr/bin/python3 "$ROOT/tests/checks.py" study "$dir/study.json" "$dir/list" 100 '*.cold'

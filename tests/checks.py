@@ -5,6 +5,7 @@ each (tests/analysis/test_checks.py gives each passing and failing data).
 usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
        checks.py timemode LOOSE.json TIGHT.json      (tests/bench-timemode.sh)
        checks.py tags TAGS.json LIST                 (tests/bench-timemode.sh)
+       checks.py study STUDY.json LIST MAX_FILES [SKIP]  (tests/bench-timemode.sh)
        checks.py hostcal HOSTCAL.json                (tests/hostcal.sh)
        checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
        checks.py scale SCALEDIR                      (tests/scale-quick.sh)
@@ -12,6 +13,7 @@ usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
 Each prints what it found, then a "FAIL: ..." line per problem, and exits
 1 when there is one.
 """
+import fnmatch
 import json
 import pathlib
 import re
@@ -225,6 +227,50 @@ def tags(doc, listing):
     return out, bad
 
 
+def study(doc, listing, max_files, skip=None):
+    """A study's selection (--tags scale --max-files MAX_FILES [--skip
+    SKIP]): each row --list tags scale (and SKIP does not) ran once per
+    parameter, named by its pattern; the
+    depth rows at the same depths, the directory rows at the same sizes,
+    none above MAX_FILES, a per-file row never at 0 files; a study's
+    fields (param, per, cold, CPU time, dcache) on every case."""
+    out, bad = [], []
+    rows = [line.split()[0] for line in listing.splitlines()
+            if "scale" in line.replace("(quick)", "").split()[1:]
+            and not (skip and fnmatch.fnmatch(line.split()[0], skip))]
+    by_row = {r: [c for c in doc["cases"] if "param" in c and r % c["param"] == c["name"]]
+              for r in rows}
+    params = {}
+    for r, cs in by_row.items():
+        kind = "depth" if r.startswith("depth.") else "dir"
+        got = sorted(c["param"] for c in cs)
+        if not got:
+            bad.append(f"row {r} did not run")
+            continue
+        per_file = cs[0]["per"] == "file"
+        if kind == "dir" and (0 in got) == per_file:
+            bad.append(f"row {r} ran at {got}: per file without 0, per directory with it")
+        got = [p for p in got if p]
+        params.setdefault(kind, got)
+        if got != params[kind]:
+            bad.append(f"row {r} ran at {got}, other {kind} rows at {params[kind]}")
+    if sum(len(cs) for cs in by_row.values()) != len(doc["cases"]):
+        bad.append("cases that no scale row of --list names")
+    if params.get("dir") and max(params["dir"]) > max_files:
+        bad.append(f"a directory above --max-files {max_files}: {params['dir']}")
+    for c in doc["cases"]:
+        if "scale" not in c["tags"] or not {"per", "cold", "cpu_median"} <= set(c):
+            bad.append(f"{c['name']}: not a study case ({sorted(c)})")
+    try:
+        sr.validate(doc, "harness_file")
+    except sr.SchemaError as e:
+        bad.append(f"not a harness file of bench/schema.json: {e}")
+    if not bad:
+        out.append(f"study: {len(rows)} rows, depths {params.get('depth')}, "
+                   f"directories {params.get('dir')}")
+    return out, bad
+
+
 # What the cycle model weighs: REP string instructions at the kernel's
 # sizes, fences, a locked RMW, call/ret, and the plain loop they are read in.
 HOSTCAL_SEQUENCES = {"loop_1000", "rep_stosb_4096", "rep_stosb_160", "rep_movsb_4096",
@@ -261,6 +307,9 @@ def main(argv):
         out, bad = determinism(*map(read_json, args))
     elif what == "timemode" and len(args) == 2:
         out, bad = timemode(*map(read_json, args))
+    elif what == "study" and len(args) in (3, 4):
+        out, bad = study(read_json(args[0]), pathlib.Path(args[1]).read_text(), int(args[2]),
+                         *args[3:])
     elif what == "hostcal" and len(args) == 1:
         out, bad = hostcal(read_json(args[0]))
     elif what == "tags" and len(args) == 2:

@@ -163,3 +163,27 @@ def test_scale():
 def test_cli_refuses_unknown_checks():
     with pytest.raises(SystemExit):
         checks.main(["checks.py", "nonsense"])
+
+
+def test_study_selection():
+    listing = ("depth.%ld.stat  raw  newfstatat(path)  scale depth\n"
+               "files.%ld.stat.hot  raw  x  scale files\n"
+               "ls.%ld.real_ls.hot  raw  y  scale real-ls\n"
+               "stat  raw  newfstatat(path)  main\n")
+
+    def case(name, param, per):
+        return {"name": name, "param": param, "per": per, "cold": False, "cpu_median": 1.0,
+                "tags": ["scale"]}
+    cases = ([case(f"depth.{d}.stat", d, "call") for d in (1, 2)] +
+             [case(f"files.{n}.stat.hot", n, "file") for n in (10, 100)] +
+             [case(f"ls.{n}.real_ls.hot", n, "call") for n in (0, 10, 100)])
+    doc = {"cases": cases}
+    bad = [b for b in checks.study(doc, listing, 100)[1] if "harness file" not in b]
+    assert bad == []
+    assert any("above --max-files 10" in b for b in checks.study(doc, listing, 10)[1])
+    doc["cases"] = cases[:-1]
+    assert any("real_ls.hot ran at [10], other dir rows at [10, 100]" in b
+               for b in checks.study(doc, listing, 100)[1])
+    doc["cases"] = [c for c in cases if c["param"] != 0]
+    assert any("per directory with it" in b for b in checks.study(doc, listing, 100)[1])
+    assert any("did not run" in b for b in checks.study({"cases": []}, listing, 100)[1])
