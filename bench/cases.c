@@ -367,7 +367,8 @@ static long body_real_ls(struct bench_ctx *c)
 
 /*
  * The scaling study (tag scale), run only when asked (--tags scale).
- * Path depth: a file d/d/.../f of 1 to 16 components, hot, per call.
+ * Path depth: a file d/d/.../f of 1 to 16 components, hot, per call (at
+ * least 100 calls a sample, as on NFS without a cache a call waits).
  * Directory size: a pass over a directory of N files, hot or after the
  * caches are dropped (cold), per file; the real ls per directory, N = 0
  * being the empty directory whose run the per-entry figure is read
@@ -380,7 +381,7 @@ static const long dir_sizes[] = { 0, 10, 100, 1000, 10000, 100000 };
 #define DEPTH(n, c, b, m)						\
 	{ .name = "depth.%ld." n, .call = c, .kind = "raw", .body = b,	\
 	  .target = T_DEPTH, .mask = m, .tags = "scale depth",		\
-	  .params = depths, .nparams = NPARAMS(depths) }
+	  .params = depths, .nparams = NPARAMS(depths), .min_iters = 100 }
 #define DIRPASS(n, c, t, b, bs, cld, per, m, tg)			\
 	{ .name = n, .call = c, .kind = "raw", .body = b, .base = bs,	\
 	  .target = t, .cold = cld, .per_entry = per, .mask = m,	\

@@ -770,6 +770,8 @@ static void warm_up(const struct options *o, struct bench_result *r, struct benc
 	t = run_batch(bc->body, c, 16);
 	pilot = t / 16 ? t / 16 : 1;
 	r->iters = o->budget / pilot ? o->budget / pilot : 1;
+	if (r->iters < bc->min_iters)
+		r->iters = bc->min_iters;
 	run_batch(bc->body, c, r->iters);
 	r->nsamples = o->samples;
 }

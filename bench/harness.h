@@ -64,6 +64,8 @@ struct bench_case {
 	unsigned int nparams;
 	int cold;		/* sync and drop the caches before each sample */
 	int per_entry;		/* T_DIR, T_FILES: a sample is divided by the files */
+	unsigned int min_iters;	/* calls per sample at least (a slow call's
+				 * waits spread over many, not one) */
 	/*
 	 * The body's own bookkeeping without its calls (a pass's loop over
 	 * the names), measured beside each sample and subtracted; NULL: the
