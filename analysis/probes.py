@@ -14,10 +14,11 @@ vfs_getattr_nosec, tracepoint and raw_tp to the series'
 stat:vfs_getattr_enter.  A hit's cost is the probed stat() minus the
 unprobed one, on the same boot.
 
-Writes DIR/probes.png and DIR/probes.svg: one panel per boot that ran
-the study, a pair of bars (bpftrace, probe-count) per kind of probe;
-kinds a boot did not run (no BTF, no stat:* events on stock; no raw
-tracepoint probe in bpftrace 0.17) are marked "not run".  Nothing is
+Writes DIR/probes.png and DIR/probes.svg: one panel, a pair of bars
+(bpftrace, probe-count) per kind of probe, from the whole series' boot;
+a kind only another boot ran (btf's fentry and fexit) is drawn
+hatched and named; kinds no boot ran (no raw tracepoint probe in
+bpftrace 0.17) are marked "not run".  Nothing is
 written when RESULTS has no probe study (TRACE=0, QUICK).
 """
 import pathlib
@@ -52,48 +53,57 @@ def hits(doc):
 
 
 def figures(doc, outdir):
-    """The figure, or nothing without a probe study; returns the PNGs made."""
+    """The figure, or nothing without a probe study; returns the PNGs made.
+    One panel: each kind's bars from the whole series' boot (else the boot
+    with the most kinds), a kind it did not run from the next boot that
+    did (btf's fentry and fexit), hatched and named under its bar; no kind
+    is drawn twice."""
     h = hits(doc)
     if not h:
         return []
     plt = sr.pyplot()
     mode = doc["mode"]
     unit = "instructions" if mode == "cost" else "ns"
-    # The boot with every kind first: the one whose bars compare with each other.
-    boots = sorted(h, key=lambda b: -len(h[b][1]))
-    fig, axs = plt.subplots(1, len(boots), figsize=(4.6 * len(boots) + 0.6, 4.8),
-                            sharey=True, squeeze=False)
-    top = max([v for _, d in h.values() for v in d.values()] + [1])
+    # The whole series first (the kernel REPORT.md's table reads), then
+    # the boots with the most kinds.
+    series = sr.roles(sr.boots(doc)).series
+    boots = sorted(h, key=lambda b: (b != series, -len(h[b][1])))
+    main = boots[0]
+    src = {}
+    for b in boots:
+        for key, v in h[b][1].items():
+            src.setdefault(key, (v, b))
+    fig, ax = plt.subplots(figsize=(7.4, 4.8))
+    top = max([v for v, _ in src.values()] + [1])
     w = 0.38
-    for ax, b in zip(axs[0], boots):
-        base, d = h[b]
-        for li, (name, _) in enumerate(LOADERS):
-            for x, k in enumerate(KINDS):
-                p = x + (li - 0.5) * w
-                v = d.get((li, k))
-                if v is None:
-                    ax.text(p, top * 0.02, "not run", rotation=90, ha="center", va="bottom",
-                            fontsize=7, color="grey")
-                    continue
-                ax.bar(p, v, width=w, color=f"C{li}", label=name if x == 0 or
-                       not any((li, kk) in d for kk in KINDS[:x]) else None)
-                ax.text(p, max(v, 0), f"{v:+,.0f}", ha="center", va="bottom", fontsize=7)
-        ax.set_xlim(-0.6, len(KINDS) - 0.4)
-        ax.set_xticks(range(len(KINDS)))
-        ax.set_xticklabels(KINDS, fontsize=8)
-        ax.set_title(f"{b}: unprobed stat() {base:,.0f} {unit}", fontsize=9)
-        ax.axhline(0, color="black", linewidth=0.6)
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_xlabel("kind of probe")
-    axs[0][0].set_ylabel(f"{unit} added to one stat() (one probe hit)"
-                         + (", median" if mode == "time" else ""))
-    axs[0][0].set_ylim(top=top * 1.12)
-    handles = {}
-    for ax in axs[0]:
-        for hd, lb in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lb, hd)
-    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=8,
-               bbox_to_anchor=(0.5, -0.06), frameon=False)
+    for li, (name, _) in enumerate(LOADERS):
+        for x, k in enumerate(KINDS):
+            p = x + (li - 0.5) * w
+            if (li, k) not in src:
+                ax.text(p, top * 0.02, "not run", rotation=90, ha="center", va="bottom",
+                        fontsize=7, color="grey")
+                continue
+            v, b = src[(li, k)]
+            ax.bar(p, v, width=w, color=f"C{li}", hatch="//" if b != main else None,
+                   label=name if not any((li, kk) in src for kk in KINDS[:x]) else None)
+            ax.text(p, max(v, 0), f"{v:+,.0f}", ha="center", va="bottom", fontsize=7)
+    others = sorted({b for _, b in src.values()} - {main})
+    ax.set_xlim(-0.6, len(KINDS) - 0.4)
+    ax.set_xticks(range(len(KINDS)))
+    ax.set_xticklabels([k + "".join(f"\n({b})" for b in others
+                                    if any(src.get((li, k), (0, main))[1] == b
+                                           for li in range(len(LOADERS))))
+                        for k in KINDS], fontsize=8)
+    ax.set_title(f"{main}: unprobed stat() {h[main][0]:,.0f} {unit}" +
+                 "".join(f"; hatched: {b}, unprobed {h[b][0]:,.0f}" for b in others),
+                 fontsize=9)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_xlabel("kind of probe")
+    ax.set_ylabel(f"{unit} added to one stat() (one probe hit)"
+                  + (", median" if mode == "time" else ""))
+    ax.set_ylim(top=top * 1.12)
+    ax.legend(loc="upper right", fontsize=8)
     fig.suptitle("Cost of one BPF probe hit on getattr: stat() on ext4 with the probe minus "
                  f"without ({sr.mode_note(mode)})\nkprobe, kretprobe, fentry, fexit on "
                  "vfs_getattr_nosec; tracepoint, raw_tp on stat:vfs_getattr_enter",
