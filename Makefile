@@ -37,7 +37,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal nfs4-delegation \
 	compare conformance soak test clean help
 
 help:
@@ -91,6 +91,15 @@ report-reference: deps
 			[ -f "$$f" ] && cp "$$f" "analysis/reference/figures/$$v.$$(basename "$$f")"; \
 		done; \
 	done; true
+
+## make nfs4-delegation      does a read delegation explain NFSv4's GETATTR counts?
+##                            one guest (VARIANT), its verdict in
+##                            analysis/reference/nfs4_delegation.json
+nfs4-delegation: kernel bench-bin
+	@rm -rf results/nfs4-delegation
+	@vm/run.sh -q -v $(VARIANT) -m cost -t 900 -o results/nfs4-delegation -- \
+		"traces/nfs4-delegation.sh /mnt/io $(VARIANT)"
+	@$(PY) analysis/delegation.py results/nfs4-delegation -o analysis/reference/nfs4_delegation.json
 
 ## make hostcal              time the sequences cost mode weighs wrongly on this
 ##                            machine's CPU (user space): analysis/reference/hostcal.json

@@ -38,6 +38,7 @@ import name_length  # noqa: E402
 import nfs  # noqa: E402
 import probes  # noqa: E402
 import profiles  # noqa: E402
+import delegation  # noqa: E402
 import runs  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
@@ -331,6 +332,7 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
        "calibration": ("Calibration", sec_calibration),
        "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
+       "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
            profiles)

@@ -217,10 +217,8 @@ def markdown(results):
            "wall holds).  tmpfs cannot drop its dentries: its cold is hot.", ""]
     for r in results:
         booted = sorted({d["env"]["booted"] for d in r["scale"].values() if "booted" in d["env"]})
-        out += [f"### {r['name']}", ""]
-        if booted:
-            out += [f"Booted {' and '.join(booted)} (vm.env).", ""]
-        out += [f"Path depth, hot, {u} per call:", ""]
+        out += [f"### {r['name']}" + (f" (booted {' and '.join(booted)})" if booted else ""),
+                "", f"Path depth, hot, {u} per call:", ""]
         rows = []
         for fs in _fss(r):
             s = r["scale"][fs]["depth"]["series"]

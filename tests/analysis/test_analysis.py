@@ -1044,3 +1044,51 @@ def test_roles_come_from_the_variant_files(doc, monkeypatch):
     d["configs"].append(make_config("series2", "ext4", [make_case("stat", 7000.0)]))
     assert [b for b in sr.boots(d) if " [" not in b][:2] == ["stock", "series2"]
     assert sr.roles(d).partials == ["series2"]
+
+
+def _deleg_run(tmp_path, granted, fstat_bench=None):
+    """A guest run of traces/nfs4-delegation.sh, as files: in the grace
+    period nothing is granted; after it, GRANTED delegations in the fd and
+    bench phases, fstat() then making no GETATTR (FSTAT_BENCH overrides
+    the bench phase's)."""
+    import delegation
+    (tmp_path / "vm.env").write_text("variant=patched\nrelease=6.1.192-patched\n"
+                                     "started=2026-12-05T07:00:00Z\n")
+    (tmp_path / "grace").write_text("90\n")
+    after = 0.0 if granted else 1.0
+    phases = {"path": ([("stat", 9.0)], 0), "fd": ([("stat", 9.0), ("fstat", 1.0)], 0),
+              "path.after_grace": ([("stat", 9.0)], 0),
+              "fd.after_grace": ([("stat", 9.0 - granted), ("fstat", after)], granted),
+              "bench": ([("stat", 9.0 - granted),
+                         ("fstat", after if fstat_bench is None else fstat_bench)], granted)}
+    for ph, (cases, n) in phases.items():
+        cs = []
+        for name, g in cases:
+            c = make_case(name, 1000.0)
+            c["nfs_ops_per_call"] = {"GETATTR": g, "LOOKUP": 0.0, "ACCESS": 0.0}
+            cs.append(c)
+        doc = {"schema": 1, "label": f"nfs4.deleg.{ph}", "fs": "nfs", "mode": "cost",
+               "unit": "instructions", "overhead": {"fixed": 70.0, "per_iter": 16.0},
+               "env": {"release": "6.1", "glibc": "2.36", "mount": "nfs4 vers=4.2,actimeo=0"},
+               "cases": cs}
+        (tmp_path / f"deleg.{ph}.json").write_text(json.dumps(doc))
+        maps = f"@set_delegation[1]: {n}\n\n@nfsd_deleg_read: {n}\n" if n else ""
+        (tmp_path / f"deleg.{ph}.bt").write_text(
+            "Attaching 4 probes...\nTracing NFSv4 delegations... Hit Ctrl-C to end.\n\n\n" +
+            maps)
+    return delegation.summarise(tmp_path)
+
+
+def test_delegation_claimed_only_when_granted_and_counts_move(tmp_path):
+    import delegation
+    d = sr.validate(_deleg_run(tmp_path, granted=1), "delegation")
+    assert d["phases"]["fd.after_grace"]["events"]["set_delegation"] == 1
+    assert d["phases"]["fd"]["events"]["nfsd_deleg_read"] == 0 and d["grace_s"] == 90
+    text = delegation.paragraph(d)
+    assert text.count("Confirmed") == 1 and "grace period none is granted" in text
+    assert "Refuted" in delegation.paragraph(_deleg_run(tmp_path, granted=0))
+    assert "Not settled" in delegation.paragraph(_deleg_run(tmp_path, granted=1, fstat_bench=1.0))
+    (tmp_path / "deleg.fd.bt").write_text("Attaching 4 probes...\n")
+    with pytest.raises(SystemExit, match="never attached"):
+        delegation.summarise(tmp_path)
+    assert "make nfs4-delegation" in delegation.section(tmp_path / "missing.json")
