@@ -34,6 +34,11 @@
  *   --max-files N      studies: no directory of more than N files
  *                      (default 100000)
  *   --json FILE        write the results as JSON (bench/SCHEMA.md)
+ *   --mix TTY          cost mode: after each case's samples, and first for
+ *                      the empty body, run 5 calls each between two marker
+ *                      functions, telling a host program on TTY where the
+ *                      markers are and waiting for it (traces/mix.py reads
+ *                      QEMU's exec log of the windows)
  *   --list             list the cases and exit
  *
  * A study (cases.c's scaling study, tag scale) runs only when --tags or
@@ -67,6 +72,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,7 +83,7 @@
 
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
-	const char *tags, *skip_tags;
+	const char *tags, *skip_tags, *mix;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples;
 	unsigned long max_files;
@@ -96,6 +102,100 @@ run_batch(long (*body)(struct bench_ctx *), struct bench_ctx *c, uint64_t n)
 	for (i = 0; i < n; i++)
 		body(c);
 	return now_ns() - t0;
+}
+
+/*
+ * --mix: the instruction mix of one call, read from QEMU's exec log by a
+ * host program (traces/mix.py) that switches the log on and off through
+ * the monitor while the harness waits on a serial line.  The log's
+ * window for a call runs from mix_begin()'s block to mix_end()'s: the
+ * call through the body's pointer, as run_batch() makes it, and nothing
+ * else.  The two differ in their bodies, so no pass merges them.
+ */
+#define MIX_WINDOWS 5
+
+static void enter(const struct bench_ctx *c);
+
+static void __attribute__((noinline, noipa)) mix_begin(void)
+{
+	__asm__ volatile("nop");
+}
+
+static void __attribute__((noinline, noipa)) mix_end(void)
+{
+	__asm__ volatile("nop; nop");
+}
+
+static void __attribute__((noinline, noipa))
+mix_window(long (*body)(struct bench_ctx *), struct bench_ctx *c)
+{
+	mix_begin();
+	body(c);
+	mix_end();
+}
+
+static int mix_fd = -1;
+
+static void mix_say(const char *line)
+{
+	size_t n = strlen(line);
+
+	if (write(mix_fd, line, n) != (ssize_t)n)
+		die("--mix: cannot write to the control line: %s", strerror(errno));
+}
+
+/* Block until the host sends a line ("go"). */
+static void mix_wait(void)
+{
+	char ch;
+
+	for (;;) {
+		ssize_t n = read(mix_fd, &ch, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 1)
+			die("--mix: the control line closed");
+		if (ch == '\n')
+			return;
+	}
+}
+
+static void mix_open(const char *dev)
+{
+	struct termios t;
+
+	mix_fd = open(dev, O_RDWR | O_NOCTTY);
+	if (mix_fd < 0)
+		die("--mix: cannot open %s: %s", dev, strerror(errno));
+	if (tcgetattr(mix_fd, &t) == 0) {
+		cfmakeraw(&t);
+		if (tcsetattr(mix_fd, TCSANOW, &t))
+			die("--mix: cannot make %s raw: %s", dev, strerror(errno));
+	}
+}
+
+/*
+ * The windows of one case: the host is told where the markers are, turns
+ * the log on and says go; MIX_WINDOWS calls run, each in its window; the
+ * host turns the log off and says go again.
+ */
+static void mix_case(const char *name, long (*body)(struct bench_ctx *),
+		     struct bench_ctx *c)
+{
+	char line[512];
+	int w;
+
+	snprintf(line, sizeof(line), "mix ready %s %#lx %#lx %d\n", name,
+		 (unsigned long)mix_begin, (unsigned long)mix_end, MIX_WINDOWS);
+	mix_say(line);
+	mix_wait();
+	enter(c);
+	for (w = 0; w < MIX_WINDOWS; w++)
+		mix_window(body, c);
+	snprintf(line, sizeof(line), "mix done %s\n", name);
+	mix_say(line);
+	mix_wait();
 }
 
 /* The last is not an operation: bytes sent with WRITEs (its 4th field). */
@@ -888,7 +988,7 @@ static void usage(void)
 		"  [--quick] [--cases A,B*] [--skip A,B*] [--tags T,U] [--skip-tags T,U]\n"
 		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
-		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list]\n");
+		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--mix TTY]\n");
 	exit(2);
 }
 
@@ -942,6 +1042,8 @@ static void parse(int argc, char **argv, struct options *o)
 			o->max_samples = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--max-seconds"))
 			o->max_seconds = strtod(v, NULL);
+		else if (!strcmp(a, "--mix"))
+			o->mix = v;
 		else if (!strcmp(a, "--max-files"))
 			o->max_files = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--budget"))
@@ -953,6 +1055,8 @@ static void parse(int argc, char **argv, struct options *o)
 	}
 	if (strcmp(o->mode, "cost") && strcmp(o->mode, "time"))
 		die("--mode is cost or time, not %s", o->mode);
+	if (o->mix && strcmp(o->mode, "cost"))
+		die("--mix wants cost mode: its windows are read beside cost mode's counts");
 	if (!o->samples)
 		o->samples = !strcmp(o->mode, "cost") ? 9 : 31;
 	/* Cost mode is exact: its samples agree, and more would add nothing. */
@@ -1049,11 +1153,27 @@ int main(int argc, char **argv)
 		warm_up(&o, &res[i], &ctx[i]);
 	}
 
+	/*
+	 * --mix: the empty body's windows first (the harness's share, which
+	 * the analysis takes off every case's as the samples do), then each
+	 * case's after its samples, warm.
+	 */
+	if (o.mix) {
+		for (i = 0; i < n; i++)
+			if (res[i].bc->params)
+				die("--mix: %s is a study; a window holds one call",
+				    res[i].bc->name);
+		mix_open(o.mix);
+		mix_case("null", nullr.bc->body, &ctx[0]);
+	}
+
 	/* Cost mode is exact, case by case; time mode interleaves cases. */
 	if (!strcmp(o.mode, "cost")) {
 		for (i = 0; i < n; i++) {
 			run_case(&o, &res[i], &ctx[i], &ov);
 			report_line(&res[i], i, n);
+			if (o.mix)
+				mix_case(res[i].name, res[i].bc->body, &ctx[i]);
 		}
 	} else {
 		time_rounds(&o, res, ctx, n, &ov);

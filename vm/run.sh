@@ -24,6 +24,10 @@
 #   -s             attach /dev/vdb, a 1 MiB disk QEMU lets read once a
 #                  second of host time: a read of it keeps the guest
 #                  waiting on the host (tests/clock-stall.sh)
+#   -c             control sockets in the run directory, for a host
+#                  program that steers QEMU while the command runs
+#                  (traces/mix.py): monitor.sock, QEMU's human monitor
+#                  (log, logfile), and ctl.sock, the guest's /dev/ttyS1
 #
 # In the guest the repository is $REPO (/mnt/repo), the run directory is
 # $IO (/mnt/io), an ext4 disk is mounted on /mnt/ext4 and a tmpfs on
@@ -33,8 +37,8 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KCACHE=${KCACHE:-$HOME/.cache/statx-study}
-VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0 STALL=0
-while getopts v:m:a:t:o:qs opt; do
+VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0 STALL=0 CTL=0
+while getopts v:m:a:t:o:qsc opt; do
 	case $opt in
 	v) VARIANT=$OPTARG ;;
 	m) MODE=$OPTARG ;;
@@ -43,6 +47,7 @@ while getopts v:m:a:t:o:qs opt; do
 	o) RUN=$OPTARG ;;
 	q) QUIET=1 ;;
 	s) STALL=1 ;;
+	c) CTL=1 ;;
 	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
 done
@@ -142,6 +147,14 @@ if [ "$STALL" = 1 ]; then
 	STALL_DRIVE=(-drive "file=$STALL_DISK,if=virtio,format=raw,throttling.iops-total=1")
 fi
 
+CTL_ARGS=()
+if [ "$CTL" = 1 ]; then
+	rm -f "$RUN/monitor.sock" "$RUN/ctl.sock"
+	CTL_ARGS=(-monitor "unix:$RUN/monitor.sock,server=on,wait=off"
+		-chardev "socket,id=ctl,path=$RUN/ctl.sock,server=on,wait=off"
+		-device isa-serial,chardev=ctl)
+fi
+
 KAPPEND="console=ttyS0 quiet loglevel=3 panic=-1 oops=panic"
 KAPPEND+=" root=/dev/root rootfstype=9p ro"
 KAPPEND+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
@@ -176,6 +189,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${QACCEL[@]}" -m 4G \
 	-fsdev "local,id=io,path=$RUN,security_model=none" \
 	-device virtio-9p-pci,fsdev=io,mount_tag=sxsio \
 	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe" "${STALL_DRIVE[@]}" \
+	"${CTL_ARGS[@]}" \
 	</dev/null >"$RUN/qemu.log" 2>&1 &
 qpid=$!
 if [ $QUIET = 0 ]; then

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""mix.py - the instruction stream of one call, from QEMU's own logs.
+
+Debian's QEMU 7.2 has no TCG plugins, so the stream is read from its
+debug log: `-d in_asm,exec,nochain` prints each translation block (TB)
+when it is translated (in_asm: the guest instructions, as the running
+kernel has them after boot-time patching) and each time it runs (exec;
+nochain keeps every run going through the loop that logs it).  The log
+is switched on through the monitor only while the harness (statx-bench
+--mix) runs its windows, and QEMU translates anew once it is on, so every
+TB a window runs is disassembled inside the same log.
+
+Cost mode's count is the same sum this reads: under -icount a TB that
+runs adds its instruction count, and a REP string instruction runs as a
+TB of one instruction once per iteration plus once to find its count at
+zero.  So a window's total is exact, and traces/../analysis/mix.py
+checks it against the harness's cost-mode median of the same boot.
+
+Usage:
+  mix.py run VARIANT OUTDIR [--cases A,B] [--configs ext4,nfs3]
+        boot VARIANT (vm/run.sh -c), steer its windows, and leave in
+        OUTDIR: the harness's JSON per configuration, the guest's
+        kallsyms, and CONFIG/CASE.json per case (the windows, extracted)
+  mix.py extract BEGIN END LOG... > CASE.json
+        one case's windows from saved logs of one boot (--keep-logs), in
+        the order they were written: the last log's windows, the earlier
+        ones read for the blocks they disassembled
+"""
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The headline cases (issue 16): the fd paths, by path, long names.
+CASES = ("fstat,glibc.fstat,fstatat.empty,statx.fd.empty,statx.fd.null,"
+         "stat,statx.BASIC_STATS,stat.name160,stat.name1024")
+CONFIGS = "ext4,nfs3,nfs3.actimeo0"
+
+# An instruction: address, up to 8 bytes, two spaces or more, the text.
+# An instruction longer than 8 bytes goes on with its address and the
+# rest of its bytes on a line of their own.
+INSN_RE = re.compile(r"^0x([0-9a-f]+):  ((?:[0-9a-f]{2} ?){1,8}?) {2,}(\S.*?)\s*$")
+MORE_RE = re.compile(r"^0x[0-9a-f]+:  (?:[0-9a-f]{2} ?)+\s*$")
+EXEC_RE = re.compile(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/([0-9a-f]+)/([0-9a-f]+)\]")
+
+
+class MixError(Exception):
+    """A log this cannot read as asked, named by case."""
+
+
+STOP_RE = re.compile(r"^Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]")
+
+
+class Reader:
+    """Reads QEMU's logs of one boot, case by case.  A TB is known by its
+    pc, flags and cflags; its instructions are the in_asm block printed
+    just before its first run.  The map lives for the whole boot: with
+    nochain on, QEMU runs TBs translated with CF_NO_GOTO_TB (they show in
+    the exec line's cflags), which exist only because the log was on, so
+    each was disassembled in this case's log or an earlier one's."""
+
+    def __init__(self):
+        self.known = {}      # (pc, flags, cflags) -> instructions
+
+    def extract(self, lines, begin, end, case="?"):
+        """The windows of one case from QEMU's log @lines: each window
+        the TBs that ran between the TB at @begin (mix_begin) and the one
+        at @end (mix_end).  A window is marked when QEMU stopped a TB
+        before it ran (an interrupt or exit pending: what follows is not
+        the call's) or rewound one for I/O (icount's cpu_io_recompile)."""
+        tbs, index = [], {}  # this case's TBs, and key -> index in tbs
+        pending = {}         # pc -> instructions translated, not yet run
+        block = None
+        windows, cur = [], None
+        for line in lines:
+            if line.startswith("IN:"):
+                block = []
+                continue
+            if block is not None:
+                m = INSN_RE.match(line)
+                if m:
+                    block.append([int(m.group(1), 16), m.group(2).strip(), m.group(3)])
+                    continue
+                if block and MORE_RE.match(line):
+                    block[-1][1] += " " + line.split(":", 1)[1].strip()
+                    continue
+                if block:
+                    pending[block[0][0]] = block
+                block = None
+            m = STOP_RE.match(line)
+            if m:
+                # The TB logged last did not run.
+                pc = int(m.group(1), 16)
+                if cur is not None:
+                    if cur["tbs"] and tbs[cur["tbs"][-1]]["pc"] == pc:
+                        cur["tbs"].pop()
+                        cur["interrupted"] = True
+                    elif pc == begin and not cur["tbs"]:
+                        cur = None
+                continue
+            if line.startswith("cpu_io_recompile"):
+                if cur is not None:
+                    cur["rewound"] = True
+                continue
+            m = EXEC_RE.match(line)
+            if not m:
+                continue
+            pc = int(m.group(1), 16)
+            key = (pc, m.group(2), m.group(3))
+            if pc in pending:
+                self.known[key] = pending.pop(pc)
+            if pc == begin:
+                cur = {"tbs": [], "interrupted": False, "rewound": False}
+                continue
+            if cur is None:
+                continue
+            if pc == end:
+                windows.append(cur)
+                cur = None
+                continue
+            if key not in index:
+                if key not in self.known:
+                    raise MixError(f"{case}: the TB at {pc:#x} (flags {key[1]}, cflags {key[2]}) "
+                                   "ran inside a window and no log of this boot disassembles it")
+                index[key] = len(tbs)
+                tbs.append({"pc": pc, "cflags": key[2], "insns": self.known[key]})
+            cur["tbs"].append(index[key])
+        if cur is not None:
+            raise MixError(f"{case}: a window opened at {begin:#x} never reached {end:#x}")
+        return {"begin": begin, "end": end, "tbs": tbs, "windows": windows}
+
+
+class Monitor:
+    """QEMU's human monitor on a unix socket."""
+
+    def __init__(self, path):
+        self.sock = connect(path)
+        self.read_prompt()
+
+    def read_prompt(self):
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise MixError("the monitor closed")
+            buf += chunk
+        return buf
+
+    def cmd(self, line):
+        self.sock.sendall(line.encode() + b"\n")
+        out = self.read_prompt().decode(errors="replace")
+        if "rror" in out or "nvalid" in out:
+            raise MixError(f"monitor: {line!r}: {out.strip()[-200:]}")
+
+
+def connect(path, proc=None, wait=300):
+    t0 = time.time()
+    while time.time() - t0 < wait:
+        if proc is not None and proc.poll() is not None:
+            raise MixError(f"vm/run.sh exited ({proc.returncode}) before {path} appeared")
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+            return s
+        except OSError:
+            time.sleep(0.2)
+    raise MixError(f"no socket {path} after {wait} s")
+
+
+def run(args):
+    out = os.path.abspath(args.outdir)
+    os.makedirs(out, exist_ok=True)
+    for f in ("monitor.sock", "ctl.sock"):
+        if os.path.exists(os.path.join(out, f)):
+            os.unlink(os.path.join(out, f))
+    cmd = [os.path.join(ROOT, "vm", "run.sh"), "-c", "-q", "-v", args.variant,
+           "-t", str(args.timeout), "-o", out, "--",
+           f"{ROOT}/traces/guest-mix.sh {args.variant} {args.cases} {args.configs}"]
+    print("mix: " + " ".join(cmd), flush=True)
+    proc = subprocess.Popen(cmd)
+    try:
+        mon = Monitor(os.path.join(out, "monitor.sock"))
+        ctl = connect(os.path.join(out, "ctl.sock"), proc).makefile("rwb", buffering=0)
+        steer(mon, ctl, out, args.keep_logs)
+    except MixError as e:
+        proc.kill()
+        proc.wait()
+        sys.exit(f"mix.py: {e}")
+    rc = proc.wait()
+    if rc:
+        sys.exit(f"mix.py: the guest's command failed ({rc}); see {out}/console.log")
+
+
+def steer(mon, ctl, out, keep=False):
+    """Answer the harness's lines: a log per case's windows, extracted at
+    once (the raw log is large) and removed."""
+    label, n = None, 0
+    raw = os.path.join(out, "mix.log")
+    reader = Reader()
+    while True:
+        line = ctl.readline()
+        if not line:
+            raise MixError("the guest closed the control line before 'mix end'")
+        words = line.decode(errors="replace").split()
+        if words[:2] == ["mix", "config"]:
+            label = words[2]
+            os.makedirs(os.path.join(out, label), exist_ok=True)
+        elif words[:2] == ["mix", "ready"]:
+            case, begin, end = words[2], int(words[3], 16), int(words[4], 16)
+            mon.cmd(f"logfile {raw}")
+            mon.cmd("log in_asm,exec,nochain")
+            ctl.write(b"go\n")
+        elif words[:2] == ["mix", "done"]:
+            mon.cmd("log none")
+            mon.cmd("logfile /dev/null")
+            with open(raw, errors="replace") as f:
+                doc = reader.extract(f, begin, end, f"{label}/{case}")
+            if keep:
+                os.rename(raw, os.path.join(out, label, case.replace("|", "+") + ".log"))
+            else:
+                os.unlink(raw)
+            if not doc["windows"]:
+                raise MixError(f"{label}/{case}: no window in the log")
+            doc.update(case=case, config=label)
+            with open(os.path.join(out, label, case.replace("|", "+") + ".json"), "w") as f:
+                json.dump(doc, f, separators=(",", ":"))
+            n += 1
+            print(f"mix: {label}/{case}: {len(doc['windows'])} windows, "
+                  f"{len(doc['tbs'])} blocks", flush=True)
+            ctl.write(b"go\n")
+        elif words[:2] == ["mix", "end"]:
+            print(f"mix: {n} cases", flush=True)
+            return
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("variant")
+    r.add_argument("outdir")
+    r.add_argument("--cases", default=CASES)
+    r.add_argument("--configs", default=CONFIGS)
+    r.add_argument("--timeout", type=int, default=1800)
+    r.add_argument("--keep-logs", action="store_true",
+                   help="keep each case's raw log beside its JSON (large)")
+    x = sub.add_parser("extract")
+    x.add_argument("begin", type=lambda v: int(v, 16))
+    x.add_argument("end", type=lambda v: int(v, 16))
+    x.add_argument("logs", nargs="+")
+    args = ap.parse_args()
+    if args.what == "run":
+        run(args)
+    else:
+        reader = Reader()
+        try:
+            for log in args.logs:
+                with open(log, errors="replace") as f:
+                    doc = reader.extract(f, args.begin, args.end, log)
+        except MixError as e:
+            sys.exit(f"mix.py: {e}")
+        json.dump(doc, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
