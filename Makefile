@@ -37,7 +37,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal nfs4-delegation \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix nfs4-delegation \
 	compare conformance soak test clean help
 
 help:
@@ -81,6 +81,7 @@ report: deps
 report-reference: deps
 	@mkdir -p analysis/reference
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
+	@if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix -o analysis/reference/mix.json; fi
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md \
@@ -100,6 +101,16 @@ nfs4-delegation: kernel bench-bin
 	@vm/run.sh -q -v $(VARIANT) -m cost -t 900 -o results/nfs4-delegation -- \
 		"traces/nfs4-delegation.sh /mnt/io $(VARIANT)"
 	@$(PY) analysis/delegation.py results/nfs4-delegation -o analysis/reference/nfs4_delegation.json
+
+## make mix                  each headline call's instruction stream on the
+##                            measured kernels (QEMU's in_asm/exec log, one boot
+##                            each), checked against cost mode's count of the
+##                            same boot and weighed with analysis/cycle_model.json:
+##                            analysis/reference/mix.json
+mix: kernels bench-bin
+	@rm -rf results/mix
+	@for v in $(MEASURED); do $(PY) traces/mix.py run "$$v" "results/mix/$$v" || exit; done
+	@$(PY) analysis/mix.py results/mix -o analysis/reference/mix.json
 
 ## make hostcal              time the sequences cost mode weighs wrongly on this
 ##                            machine's CPU (user space): analysis/reference/hostcal.json

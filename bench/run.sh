@@ -95,6 +95,11 @@ for v in "$@"; do
 		add_job $((QUICK == 1 ? 30 : 200)) "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
 			"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
 	fi
+	# The headline calls' instruction mix (traces/mix.py: QEMU's exec log
+	# of one call, beside cost mode's count of the same boot).
+	if [ "$TRACE" = 1 ]; then
+		add_job 90 "mix $v" mix "$v" "" 1800 "$RUNDIR/mix/$v" ""
+	fi
 	# Traces for the kernels users compare: the base and the whole series.
 	if [ "$TRACE" = 1 ] && [ "$role" != partial ] && [ -x "$ROOT/traces/guest-traces.sh" ]; then
 		w=460
@@ -149,6 +154,12 @@ run_job() {
 	[ -n "${J_APP[k]}" ] && app=(-a "${J_APP[k]}")
 	[ "${J_KIND[k]}" = conformance ] && [ "$MODE" = cost ] && mode=check
 	case ${J_KIND[k]} in
+	mix)
+		# A host program steers this guest through QEMU's monitor.
+		mkdir -p "$(dirname "${J_OUT[k]}")"
+		$PY "$ROOT/traces/mix.py" run --timeout "${J_TMO[k]}" "${J_VAR[k]}" "${J_OUT[k]}" \
+			>"${J_OUT[k]}.log" 2>&1
+		;;
 	bench | traces)
 		"$ROOT/vm/run.sh" -q -v "${J_VAR[k]}" -m "$mode" "${app[@]}" -t "${J_TMO[k]}" \
 			-o "${J_OUT[k]}" -- "${J_CMD[k]}" 2>&1 | sed -u "s/^/  [$tag] /"
@@ -234,6 +245,10 @@ fi
 # beyond their known spread (RUNDIR/drift.json; the report lists them).
 $PY "$ROOT/analysis/drift.py" "$RUNDIR/results.json" -o "$RUNDIR/drift.json" |
 	sed 's/^/[bench] /' || echo "[bench] WARNING: no comparison with the reference" >&2
+if [ -d "$RUNDIR/mix" ]; then
+	$PY "$ROOT/analysis/mix.py" "$RUNDIR/mix" -o "$RUNDIR/mix.json" | sed 's/^/[bench] /' ||
+		echo "[bench] WARNING: no instruction mix (analysis/mix.py failed)" >&2
+fi
 $PY "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
 echo "[bench] done in $(($(date +%s) - t0)) s"
 echo "[bench] results: $RUNDIR/results.json"

@@ -7,6 +7,7 @@ usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
        checks.py tags TAGS.json LIST                 (tests/bench-timemode.sh)
        checks.py study STUDY.json LIST MAX_FILES [SKIP]  (tests/bench-timemode.sh)
        checks.py hostcal HOSTCAL.json                (tests/hostcal.sh)
+       checks.py mix MIX.json                        (tests/mix.sh)
        checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
        checks.py scale SCALEDIR                      (tests/scale-quick.sh)
 
@@ -299,6 +300,41 @@ def hostcal(doc):
     return out, bad
 
 
+def mix(doc, model=None):
+    """analysis/mix.py's file: every case's classes add up to its total,
+    its windows are there, a case with a clean window agrees with cost
+    mode within the file's tolerance, and the cycle model weighs every
+    instruction of every case on every core."""
+    import cycles
+    out, bad = [], []
+    model = model or cycles.load()
+    n = 0
+    for v, configs in doc.get("variants", {}).items():
+        for label, cases in configs.items():
+            for name, m in cases.items():
+                where = f"{v}/{label}/{name}"
+                n += 1
+                if sum(m["classes"].values()) != m["total"]:
+                    bad.append(f"{where}: classes add up to {sum(m['classes'].values())}, "
+                               f"the total is {m['total']}")
+                if not m["windows"]:
+                    bad.append(f"{where}: no window")
+                if not (m["interrupted"] or m["waited"]) and \
+                        abs(m["diff_pct"]) > doc["tolerance_pct"]:
+                    bad.append(f"{where}: {m['diff_pct']:+.2f}% from cost mode")
+                for core in model["cores"]:
+                    try:
+                        cycles.weigh(m, core, model, where)
+                    except cycles.ModelError as e:
+                        bad.append(str(e))
+    if not n:
+        bad.append("no case in the mix")
+    if not bad:
+        out.append(f"mix: {n} cases, each adding up, agreeing with cost mode and weighed on "
+                   f"{len(model['cores'])} cores")
+    return out, bad
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -312,6 +348,8 @@ def main(argv):
                          *args[3:])
     elif what == "hostcal" and len(args) == 1:
         out, bad = hostcal(read_json(args[0]))
+    elif what == "mix" and len(args) == 1:
+        out, bad = mix(read_json(args[0]))
     elif what == "tags" and len(args) == 2:
         out, bad = tags(read_json(args[0]), pathlib.Path(args[1]).read_text())
     elif what == "quick" and len(args) == 2:

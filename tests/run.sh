@@ -44,7 +44,7 @@ lint() {
 	step lint
 	check "shellcheck: every shell script" \
 		shellcheck -x -P SCRIPTDIR vm/*.sh vm/guest-init bench/*.sh tests/*.sh tests/guest/*.sh traces/*.sh .ci/run
-	check "pyflakes: every Python file" $PY -m pyflakes analysis tests bench
+	check "pyflakes: every Python file" $PY -m pyflakes analysis tests bench traces
 	check "C: bench builds with -Wall -Wextra -Werror" make -s -B -C bench
 }
 
@@ -122,6 +122,8 @@ bench() {
 		tests/bench-timemode.sh
 	check "bench: the host calibration runs (user space, on the host) and writes every sequence" \
 		tests/hostcal.sh
+	check "bench: each call's instruction mix (QEMU's exec log) equals cost mode's count in the same boot, and the model weighs it" \
+		tests/mix.sh "$LOG/mix"
 	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
 	check "bench: quick scaling study in the guest (depth, directory size, ls -l, fio), merged and drawn" \
 		tests/scale-quick.sh "$LOG/scale"

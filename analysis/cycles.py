@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""cycles.py - modeled cycles for an instruction mix (analysis/mix.py),
+with analysis/cycle_model.json, and the model set beside this machine's
+own CPU (bench/hostcal.c's analysis/reference/hostcal.json).
+
+Usage: cycles.py [--model FILE] check          the model's every parameter
+                                              has a source (tests)
+       cycles.py [--model FILE] hostcal FILE  model against the host's timing
+
+The model is a sum: each instruction class at its cost on a warm core
+(an interval where sources disagree), a REP string instruction at its
+start-up cost plus its bytes at the core's rate.  It does not see cache
+or TLB misses, branch mispredictions, memory-level parallelism or
+front-end stalls; every modeled figure says so (UNSEEN).
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+MODEL_FILE = HERE / "cycle_model.json"
+
+# Instruction classes (analysis/mix.py) weighed per instruction at "plain".
+PLAIN = ("call", "ret", "branch", "memory", "other")
+# An op of the special classes, as analysis/mix.py names it, to its parameter.
+OP_PARAM = {
+    "lfence": "lfence", "mfence": "mfence", "sfence": "sfence",
+    "stac": "stac", "clac": "clac",
+    "syscall": "syscall_sysret", "sysretq": None, "sysretl": None,
+    "swapgs": "swapgs", "rdtsc": "rdtsc", "rdtscp": "rdtsc", "rdpid": "rdtsc",
+    "iretq": "iretq", "mov": "mov_cr", "wrmsr": "msr", "rdmsr": "msr", "verw": "verw", "cpuid": "cpuid",
+}
+REP_PARAM = {"stos": "rep_stos", "movs": "rep_movs"}
+PARAMS = ("plain", "indirect", "locked", "lfence", "mfence", "sfence", "stac", "clac",
+          "syscall_sysret", "swapgs", "rdtsc", "iretq", "mov_cr", "msr", "verw", "cpuid",
+          "rep_stos", "rep_movs")
+
+
+class ModelError(Exception):
+    """A model or a mix this cannot weigh, named."""
+
+
+def load(path=MODEL_FILE):
+    model = json.loads(pathlib.Path(path).read_text())
+    validate(model)
+    return model
+
+
+def _interval(v, what):
+    if (not isinstance(v, list) or len(v) != 2 or not all(isinstance(x, (int, float)) for x in v)
+            or v[0] < 0 or v[0] > v[1]):
+        raise ModelError(f"{what}: want [low, high] with 0 <= low <= high, not {v!r}")
+
+
+def validate(model):
+    """Every core has every parameter; every parameter an interval and a
+    source the model lists, with the place in it."""
+    if model.get("kind") != "cycle_model":
+        raise ModelError("not a cycle model (kind)")
+    sources = model.get("sources", {})
+    for key, s in sources.items():
+        if not s.get("title") or not s.get("url"):
+            raise ModelError(f"source {key}: wants a title and a url")
+    if not model.get("unseen"):
+        raise ModelError("the model must say what it cannot see (unseen)")
+    cores = model.get("cores", {})
+    if len(cores) < 2:
+        raise ModelError("at least two cores (an AMD and an Intel one)")
+    for core, c in cores.items():
+        params = c.get("params", {})
+        missing = [p for p in PARAMS if p not in params]
+        if missing:
+            raise ModelError(f"{core}: no parameter {', '.join(missing)}")
+        for name, p in params.items():
+            what = f"{core}.{name}"
+            if name.startswith("rep_"):
+                _interval(p.get("startup"), what + ".startup")
+                _interval(p.get("bytes_per_cycle"), what + ".bytes_per_cycle")
+                if p["bytes_per_cycle"][0] <= 0:
+                    raise ModelError(f"{what}: bytes per cycle must be above 0")
+            else:
+                _interval(p.get("cycles"), what + ".cycles")
+            refs = p.get("sources")
+            if not refs:
+                raise ModelError(f"{what}: no source")
+            for r in refs:
+                if r.get("source") not in sources or not r.get("where"):
+                    raise ModelError(f"{what}: source {r!r} is not one the model lists, "
+                                     "or says not where in it")
+    return model
+
+
+def weigh(mix, core, model, case="?"):
+    """Modeled cycles of one case's mix (analysis/mix.py's) on @core:
+    (low, high, parts), parts by parameter.  Every instruction of the mix
+    is weighed once, or this raises naming the case."""
+    params = model["cores"][core]["params"]
+    parts = {}
+
+    def add(name, lo, hi):
+        p = parts.setdefault(name, [0.0, 0.0])
+        p[0] += lo
+        p[1] += hi
+
+    cls = mix["classes"]
+    weighed = 0
+    n = sum(cls[k] for k in PLAIN)
+    add("plain", n * params["plain"]["cycles"][0], n * params["plain"]["cycles"][1])
+    weighed += n
+    for k in ("indirect", "locked"):
+        c = params[k]["cycles"]
+        add(k, cls[k] * c[0], cls[k] * c[1])
+        weighed += cls[k]
+    special = 0
+    for op, count in mix["ops"].items():
+        base = op.split()[0]
+        if base in ("jmpq", "callq", "jmp", "call") or op.startswith("lock ") or "(ds:" in op \
+                or base.startswith("xchg"):
+            continue                      # indirect and locked: weighed above
+        if base not in OP_PARAM:
+            raise ModelError(f"{case}: no parameter weighs {op!r} ({count} in the mix)")
+        special += count
+        name = OP_PARAM[base]
+        if name is None:                  # sysret: inside syscall_sysret
+            continue
+        c = params[name]["cycles"]
+        add(name, count * c[0], count * c[1])
+    if special != cls["fence"] + cls["smap"] + cls["system"]:
+        raise ModelError(f"{case}: {special} fence, smap and system ops named, the classes "
+                         f"count {cls['fence'] + cls['smap'] + cls['system']}")
+    weighed += special
+    execs = 0
+    for r in mix["rep"]:
+        kind = next((v for k, v in REP_PARAM.items() if r["insn"].startswith(k)), None)
+        if kind is None:
+            raise ModelError(f"{case}: no parameter weighs rep {r['insn']} in {r['function']}")
+        p = params[kind]
+        lo = r["instances"] * p["startup"][0] + r["bytes"] / p["bytes_per_cycle"][1]
+        hi = r["instances"] * p["startup"][1] + r["bytes"] / p["bytes_per_cycle"][0]
+        add(kind, lo, hi)
+        execs += r["execs"]
+    if execs != cls["rep"]:
+        raise ModelError(f"{case}: REP runs hold {execs} executions, the class {cls['rep']}")
+    weighed += execs
+    if weighed != mix["total"]:
+        raise ModelError(f"{case}: {weighed} instructions weighed of {mix['total']}")
+    lo = sum(p[0] for p in parts.values())
+    hi = sum(p[1] for p in parts.values())
+    return lo, hi, {k: [round(v[0], 1), round(v[1], 1)] for k, v in parts.items()}
+
+
+def core_of(hostcal, model):
+    """The model's core for the CPU hostcal.json was measured on, or None."""
+    for name, c in model["cores"].items():
+        m = c.get("cpuid", {})
+        if m.get("family") == hostcal.get("family") and hostcal.get("model") in m.get("models", []):
+            return name
+    return None
+
+
+# What each host sequence is, in the model's terms: (parameter, count,
+# bytes) parts; bench/hostcal.c's loop_iters are close to cycles.
+def sequence_parts(seq):
+    name = seq["name"]
+    if name.startswith("rep_stosb_"):
+        return [("rep_stos", 1, seq["size"])]
+    if name.startswith("rep_movsb_"):
+        return [("rep_movs", 1, seq["size"])]
+    if name in ("lfence", "mfence"):
+        return [(name, 1, 0)]
+    if name == "lock_add":
+        return [("locked", 1, 0)]
+    if name.startswith("loop_") or name.startswith("call_ret"):
+        return [("plain", seq["icount"], 0)]
+    return None
+
+
+def against_host(hostcal, model, limit=0.25):
+    """Each host sequence: the model's interval on this CPU's core, the
+    measured cycles (plain-loop iterations), and whether they agree: the
+    measurement inside the interval widened by @limit."""
+    core = core_of(hostcal, model)
+    if core is None:
+        raise ModelError(f"the model has no core for family {hostcal.get('family')} "
+                         f"model {hostcal.get('model')} ({hostcal.get('cpu')})")
+    params = model["cores"][core]["params"]
+    rows = []
+    for seq in hostcal["sequences"]:
+        parts = sequence_parts(seq)
+        if parts is None:
+            continue
+        lo = hi = 0.0
+        for name, count, size in parts:
+            p = params[name]
+            if name.startswith("rep_"):
+                lo += p["startup"][0] + size / p["bytes_per_cycle"][1]
+                hi += p["startup"][1] + size / p["bytes_per_cycle"][0]
+            else:
+                lo += count * p["cycles"][0]
+                hi += count * p["cycles"][1]
+        meas = seq["loop_iters"]
+        if meas < lo:
+            off = meas / lo - 1
+        elif meas > hi:
+            off = meas / hi - 1
+        else:
+            off = 0.0
+        rows.append({"name": seq["name"], "what": seq["what"], "param": parts[0][0],
+                     "icount": seq["icount"], "model": [round(lo, 1), round(hi, 1)],
+                     "measured": round(meas, 1), "off_pct": round(100 * off, 1),
+                     "agrees": abs(off) <= limit})
+    return core, rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=str(MODEL_FILE))
+    sub = ap.add_subparsers(dest="what", required=True)
+    sub.add_parser("check")
+    h = sub.add_parser("hostcal")
+    h.add_argument("file")
+    args = ap.parse_args()
+    try:
+        model = load(args.model)
+        if args.what == "check":
+            n = sum(len(c["params"]) for c in model["cores"].values())
+            print(f"cycle model: {len(model['cores'])} cores, {n} parameters, each with a source")
+        else:
+            core, rows = against_host(json.loads(pathlib.Path(args.file).read_text()), model)
+            for r in rows:
+                print(f"{core} {r['name']:16s} model {r['model'][0]:8.1f}-{r['model'][1]:<8.1f} "
+                      f"measured {r['measured']:8.1f} {r['off_pct']:+6.1f}% "
+                      f"{'agrees' if r['agrees'] else 'DISAGREES'}")
+    except ModelError as e:
+        sys.exit(f"cycles.py: {e}")
+
+
+if __name__ == "__main__":
+    main()

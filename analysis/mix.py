@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""mix.py - each headline call's instruction mix, from traces/mix.py's
+windows, checked against cost mode's count of the same boot, weighed
+with analysis/cycle_model.json.
+
+Usage: mix.py MIXDIR [-o mix.json]
+  MIXDIR holds one directory per variant as traces/mix.py run leaves it:
+  kallsyms, LABEL.json (the harness's cost-mode results of that boot) and
+  LABEL/CASE.json (the windows).
+
+A case's mix is its window's minus the empty body's (the harness's own
+call through the pointer, as the samples take it off).  Of its five
+windows the clean ones (no interrupt, no I/O rewind) are kept; the
+median total is the case's mix.  Errors name the case: a window whose
+kernel code has no symbol, a case without windows or without clean
+ones, a total that differs from cost mode's by more than 1% in a case
+with a clean window.  A case that waited (a wait shows on cost mode's
+clock as a jump to the next timer, which no instruction stream holds) or
+that no window ran without an interrupt (a call that makes an RPC) is one
+call against cost mode's median of batches: its difference is recorded
+and reported, not failed.
+"""
+import argparse
+import bisect
+import json
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import cycles  # noqa: E402
+import statx_results as sr  # noqa: E402
+from md import IOA0, fmt, md_table, pct  # noqa: E402
+
+# make mix's file; the report reads it as it reads hostcal.json.
+MIX_FILE = HERE / "reference" / "mix.json"
+HOSTCAL_FILE = HERE / "reference" / "hostcal.json"
+
+KERNEL = 0xffff800000000000
+TOLERANCE = 0.01
+
+# Classes, in the order a figure stacks them.
+CLASSES = ("rep", "fence", "smap", "locked", "system", "call", "ret",
+           "indirect", "branch", "memory", "other")
+CLASS_TEXT = {
+    "rep": "REP string (each iteration)",
+    "fence": "lfence, mfence, sfence",
+    "smap": "stac, clac",
+    "locked": "locked read-modify-write",
+    "system": "syscall, sysret, swapgs, iret, MSR, CR, cpuid, verw, rdtsc",
+    "call": "call (direct)",
+    "ret": "ret",
+    "indirect": "indirect call or jump",
+    "branch": "jump, conditional jump",
+    "memory": "other load or store",
+    "other": "everything else",
+}
+STRING_OPS = ("movs", "stos", "cmps", "scas", "lods", "ins", "outs")
+RMW = ("add", "sub", "inc", "dec", "xadd", "cmpxchg", "or", "and", "xor", "bts", "btr",
+       "btc", "not", "neg", "adc", "sbb")
+SYSTEM = ("syscall", "sysret", "sysexit", "sysenter", "swapgs", "iret", "wrmsr", "rdmsr",
+          "cpuid", "verw", "rdtsc", "rdpid", "invlpg", "wbinvd", "lgdt", "lidt", "ltr",
+          "hlt", "xsetbv", "wrpkru", "rdpkru", "serialize", "clts", "int3", "ud2")
+WIDTH = {"b": 1, "w": 2, "l": 4, "d": 4, "q": 8}
+# Where a wait shows: the idle loop (cost mode's clock jumps there).
+IDLE = ("default_idle", "arch_cpu_idle", "do_idle", "cpu_idle_poll", "acpi_idle",
+        "default_idle_call", "cpu_startup_entry")
+
+
+class MixError(Exception):
+    """Input this cannot use, named by case."""
+
+
+def classify(text, code):
+    """The class of one instruction, from QEMU's AT&T text and bytes."""
+    words = text.split()
+    if not words:
+        raise MixError(f"an instruction with no text ({code})")
+    op = words[0]
+    prefix = None
+    if op in ("rep", "repz", "repe", "repnz", "repne", "lock") and len(words) > 1:
+        prefix, op = op, words[1]
+    operands = text.split(None, 2 if prefix else 1)[-1] if len(words) > (2 if prefix else 1) else ""
+    mem = "(" in operands
+    base = op.rstrip("bwlqd") if op not in ("stac", "clac", "cld") else op
+    if prefix and prefix.startswith("rep") and base.startswith(STRING_OPS):
+        return "rep"
+    if op in ("lfence", "mfence", "sfence"):
+        return "fence"
+    if op in ("stac", "clac"):
+        return "smap"
+    if prefix == "lock" or (op.startswith("xchg") and mem):
+        return "locked"
+    # A 1-vCPU guest: the uniprocessor alternatives turn each LOCK prefix
+    # the kernel registered into a DS prefix (3e); on an SMP host it is a
+    # lock.  DS means nothing else here but a notrack branch.
+    if code.startswith("3e") and mem and op.rstrip("bwlq") in RMW:
+        return "locked"
+    if op.startswith(SYSTEM) or ("%cr" in operands and op.startswith("mov")):
+        return "system"
+    if op.startswith("call"):
+        return "indirect" if "*" in operands else "call"
+    if op.startswith("ret"):
+        return "ret"
+    if op.startswith("jmp"):
+        return "indirect" if "*" in operands else "branch"
+    if op.startswith(("j", "loop")):
+        return "branch"
+    if (mem and not op.startswith(("lea", "nop"))) or op.startswith(("push", "pop", "leave")):
+        return "memory"
+    return "other"
+
+
+def rep_detail(text):
+    """(mnemonic, bytes per iteration) of a REP string instruction."""
+    words = text.split()
+    op = words[1]
+    return op, WIDTH.get(op[-1], 1)
+
+
+class Symbols:
+    """The running kernel's symbols, from the guest's /proc/kallsyms."""
+
+    def __init__(self, path):
+        syms = []
+        for line in pathlib.Path(path).read_text().splitlines():
+            f = line.split()
+            if len(f) >= 3 and f[1] in "tTwW":
+                syms.append((int(f[0], 16), f[2]))
+        if not syms or not syms[0][0]:
+            raise MixError(f"{path}: no addresses (kptr_restrict?)")
+        syms.sort()
+        self.addrs = [a for a, _ in syms]
+        self.names = [n for _, n in syms]
+
+    def name(self, pc, case):
+        if pc < KERNEL:
+            return "(user space)"
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        if i < 0:
+            raise MixError(f"{case}: kernel code at {pc:#x} below every symbol")
+        return self.names[i]
+
+
+def window_counts(doc, syms, case):
+    """Per window: total, classes, functions, REP instances, waited."""
+    out = []
+    for w in doc["windows"]:
+        classes = dict.fromkeys(CLASSES, 0)
+        ops, funcs, reps = {}, {}, []
+        last_rep, waited, total = None, False, 0
+        for i in w["tbs"]:
+            tb = doc["tbs"][i]
+            for pc, code, text in tb["insns"]:
+                c = classify(text, code)
+                fn = syms.name(pc, case)
+                classes[c] += 1
+                total += 1
+                funcs[fn] = funcs.get(fn, 0) + 1
+                if fn in IDLE:
+                    waited = True
+                if c == "rep":
+                    if last_rep is not None and reps[-1]["pc"] == pc:
+                        reps[-1]["execs"] += 1
+                    else:
+                        op, width = rep_detail(text)
+                        reps.append({"pc": pc, "function": fn, "insn": op, "width": width,
+                                     "execs": 1})
+                    last_rep = pc
+                else:
+                    last_rep = None
+                if c in ("fence", "smap", "locked", "system", "indirect"):
+                    name = text.split()[0] if c != "locked" else (
+                        "lock " + text.split()[1] if text.startswith("lock") else
+                        text.split()[0] + (" (ds: lock on SMP)" if code.startswith("3e") else ""))
+                    if c == "system" and name.startswith("mov"):
+                        name = "mov %cr"
+                    ops[name] = ops.get(name, 0) + 1
+        for r in reps:
+            # The last run finds the count at zero and does no work.
+            r["bytes"] = max(r["execs"] - 1, 0) * r["width"]
+            del r["pc"]
+        out.append({"total": total, "classes": classes, "ops": ops, "functions": funcs,
+                    "rep": reps, "interrupted": w.get("interrupted", False),
+                    "rewound": w.get("rewound", False), "waited": waited})
+    return out
+
+
+def pick(windows, case):
+    """The clean windows' median-total window, and the totals' spread.  A
+    long call (an RPC's) always meets an interrupt: with no clean window,
+    all count, as cost mode's samples count theirs, and the case says so."""
+    if not windows:
+        raise MixError(f"{case}: no window")
+    clean = [w for w in windows if not w["interrupted"] and not w["rewound"]] or windows
+    totals = sorted(w["total"] for w in clean)
+    med = totals[(len(totals) - 1) // 2]
+    w = next(x for x in clean if x["total"] == med)
+    return w, totals
+
+
+def sub(a, b):
+    return {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b) if a.get(k, 0) - b.get(k, 0)}
+
+
+def case_mix(doc, null, syms, harness_case, case):
+    """One case's mix, its empty body's taken off, against cost mode."""
+    w, totals = pick(window_counts(doc, syms, case), case)
+    n, _ = pick(window_counts(null, syms, case + " (its empty body)"), case + " (empty body)")
+    total = w["total"] - n["total"]
+    classes = {k: w["classes"][k] - n["classes"][k] for k in CLASSES}
+    funcs = sub(w["functions"], n["functions"])
+    cost = harness_case["median"]
+    diff = (total - cost) / cost if cost else 0.0
+    waited = w["waited"]
+    # A call that waited or never ran without an interrupt (an RPC's) is
+    # one call against cost mode's median of batches: its difference is
+    # recorded, and the report gives it, but it is not an error.
+    if abs(diff) > TOLERANCE and not waited and not w["interrupted"]:
+        raise MixError(f"{case}: the mix totals {total} instructions, cost mode counts "
+                       f"{cost:.1f} in the same boot ({100 * diff:+.2f}%, more than "
+                       f"{100 * TOLERANCE:.0f}%)")
+    top = sorted(funcs.items(), key=lambda kv: -kv[1])[:12]
+    # REP runs grouped by where and what: instances, executions, sizes.
+    reps = {}
+    for r in w["rep"]:
+        g = reps.setdefault((r["function"], r["insn"]), {
+            "function": r["function"], "insn": r["insn"], "width": r["width"],
+            "instances": 0, "execs": 0, "bytes": 0, "sizes": []})
+        g["instances"] += 1
+        g["execs"] += r["execs"]
+        g["bytes"] += r["bytes"]
+        if r["bytes"] not in g["sizes"]:
+            g["sizes"].append(r["bytes"])
+    for g in reps.values():
+        g["sizes"] = sorted(g["sizes"])[:8]
+    return {"total": total, "cost_mode": cost, "diff_pct": round(100 * diff, 3),
+            "waited": waited, "interrupted": w["interrupted"], "windows": [t - n["total"] for t in totals],
+            "classes": classes, "ops": sub(w["ops"], n["ops"]),
+            "rep": sorted(reps.values(), key=lambda g: -g["execs"]),
+            "functions": [[f, c] for f, c in top], "functions_total": len(funcs)}
+
+
+def variant_mix(vdir):
+    """Every case of one variant's directory."""
+    vdir = pathlib.Path(vdir)
+    kallsyms = vdir / "kallsyms"
+    if not kallsyms.exists():
+        raise MixError(f"{vdir}: no kallsyms (not a traces/mix.py run directory?)")
+    syms = Symbols(kallsyms)
+    out = {}
+    for hfile in sorted(vdir.glob("*.json")):
+        label = hfile.stem
+        harness = json.loads(hfile.read_text())
+        cases = {c["name"]: c for c in harness["cases"]}
+        cdir = vdir / label
+        null_file = cdir / "null.json"
+        if not null_file.exists():
+            raise MixError(f"{label}: no windows of the empty body ({null_file})")
+        null = json.loads(null_file.read_text())
+        out[label] = {}
+        for name, hc in cases.items():
+            f = cdir / (name.replace("|", "+") + ".json")
+            if not f.exists():
+                raise MixError(f"{label}/{name}: the harness ran it, no windows were written ({f})")
+            out[label][name] = case_mix(json.loads(f.read_text()), null, syms, hc,
+                                        f"{vdir.name}/{label}/{name}")
+            out[label][name]["call"] = hc.get("call")
+    if not out:
+        raise MixError(f"{vdir}: no configuration")
+    return out
+
+
+# --- the report's parts --------------------------------------------------------
+
+# The cores the report weighs with, in its columns' order.
+REPORT_CORES = ("zen5", "golden_cove", "zen2")
+
+
+def load_mix(path=MIX_FILE):
+    path = pathlib.Path(path)
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def headline_pairs(base, series):
+    """The first screen's comparisons (issue 16): (text, (variant, case),
+    (variant, case)), each on ext4."""
+    return [
+        ("glibc fstat()", (base, "glibc.fstat"), (series, "glibc.fstat")),
+        ("stat() by path", (base, "stat"), (series, "stat")),
+        (f"statx(fd, \"\") against raw fstat(), {base}", (base, "fstat"), (base, "statx.fd.empty")),
+        (f"statx(fd, \"\") against raw fstat(), {series}", (series, "fstat"),
+         (series, "statx.fd.empty")),
+        ("stat() of a 160-byte name", (base, "stat.name160"), (series, "stat.name160")),
+        ("stat() of a 1024-byte name", (base, "stat.name1024"), (series, "stat.name1024")),
+    ]
+
+
+def _get(doc, vc, label="ext4"):
+    return doc["variants"].get(vc[0], {}).get(label, {}).get(vc[1])
+
+
+def _range(lo, hi):
+    return f"{fmt(lo)}–{fmt(hi)}"
+
+
+def _change(a, b):
+    """A modeled change at the model's low end and at its high end."""
+    lo, hi = (b[0] - a[0]) / a[0] * 100, (b[1] - a[1]) / a[1] * 100
+    lo, hi = min(lo, hi), max(lo, hi)
+    return f"{lo:+.0f}% to {hi:+.0f}%" if round(lo) != round(hi) else f"{lo:+.0f}%"
+
+
+UNSEEN_SHORT = ("warm core: no cache or TLB misses, no mispredictions, no "
+                "memory-level parallelism")
+
+
+def cycles_headline(r, doc=None, model=None):
+    """REPORT.md's first screen: the headline comparisons in counted
+    instructions and in modeled cycles on each core, with the
+    init_on_alloc=0 change where a name is allocated."""
+    doc = doc if doc is not None else load_mix()
+    base, series = r.roles.base, r.roles.series
+    if doc is None or base is None or series is None:
+        return "No instruction mix (`make mix` writes analysis/reference/mix.json).\n"
+    model = model or cycles.load()
+    cores = [c for c in REPORT_CORES if c in model["cores"]]
+    rows = []
+    for text, a, b in headline_pairs(base, series):
+        ma, mb = _get(doc, a), _get(doc, b)
+        if not ma or not mb:
+            continue
+        ioa = [r.case(f"{v} [{IOA0}]", "ext4", c) for v, c in (a, b)]
+        row = [text, f"{fmt(ma['total'])} → {fmt(mb['total'])}", pct(mb["total"], ma["total"]),
+               pct(ioa[1]["median"], ioa[0]["median"]) if all(ioa) and ioa[0]["ret"] >= 0
+               else "–"]
+        for core in cores:
+            wa = cycles.weigh(ma, core, model, f"{a[0]}/{a[1]}")
+            wb = cycles.weigh(mb, core, model, f"{b[0]}/{b[1]}")
+            row += [f"{_range(wa[0], wa[1])} → {_range(wb[0], wb[1])}", _change(wa, wb)]
+        rows.append(row)
+    head = ["comparison (ext4)", "instructions", "change", f"change with {IOA0}"]
+    for core in cores:
+        head += [f"{model['cores'][core]['short']} cycles (modeled)", "change"]
+    return (f"The same calls in modeled cycles (`analysis/cycle_model.json`, {UNSEEN_SHORT}; "
+            "an interval where sources disagree, the change taken at each end).  "
+            "Instructions: the instruction stream of one call read from QEMU's log "
+            "(`make mix`), equal to cost mode's count of the same boot.\n\n"
+            + md_table(head, rows))
+
+
+MIX_CASES = ("fstat", "glibc.fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null",
+             "stat", "statx.BASIC_STATS", "stat.name160", "stat.name1024")
+
+
+def section(r, doc=None, model=None, hostcal_path=HOSTCAL_FILE):
+    """The instruction mix of the headline calls by class, the REP runs
+    behind the biggest class, modeled cycles, and the model against this
+    machine's CPU."""
+    doc = doc if doc is not None else load_mix()
+    if doc is None:
+        return "No instruction mix (`make mix` writes analysis/reference/mix.json).\n"
+    model = model or cycles.load()
+    variants = [v for v in r.roles.measured if v in doc["variants"]]
+    out = []
+    # Agreement with cost mode.
+    local, rpc = [], []
+    for v, configs in doc["variants"].items():
+        for label, cases in configs.items():
+            for name, m in cases.items():
+                (rpc if m["interrupted"] or m["waited"] else local).append(abs(m["diff_pct"]))
+    out.append(f"**Method.** `make mix` boots each kernel once with QEMU's monitor and a "
+               "second serial line: the harness (`statx-bench --mix`) runs a case's samples, "
+               "then five calls, each between two marker functions, while `traces/mix.py` "
+               "has QEMU log every translation block's disassembly (`in_asm`) and every "
+               "block it runs (`exec`, `nochain`).  A window's instructions, minus the "
+               "empty body's, are the call's, as the kernel runs them after boot-time "
+               "patching; `analysis/mix.py` classes them and checks the total against cost "
+               f"mode's count of the same case in the same boot.  Local calls: {len(local)} "
+               f"case × configuration × kernel pairs, the largest difference "
+               f"{max(local):.2f}% (statx(fd, NULL) on stock: the fault's block is counted "
+               "whole).  " + (
+                   f"Calls that make an RPC (nfs3.actimeo0, every window interrupted): "
+                   f"{len(rpc)} pairs, within {max(rpc):.2f}%: one call against cost mode's "
+                   "median of batches." if rpc else ""))
+    out.append("")
+    # Mix by class on ext4.
+    rows = []
+    for name in MIX_CASES:
+        for v in variants:
+            m = _get(doc, (v, name))
+            if not m:
+                continue
+            c = m["classes"]
+            rows.append([f"`{name}`", v, fmt(m["total"])] + [fmt(c[k]) for k in CLASSES])
+    out += ["Instructions of one call on ext4, by class (the ops behind each class are in "
+            "`analysis/reference/mix.json`):", "",
+            md_table(["case", "kernel", "total"] + list(CLASSES), rows), ""]
+    out.append("Classes: " + "; ".join(f"**{k}** {CLASS_TEXT[k]}" for k in CLASSES) +
+               ".  A 1-vCPU guest's kernel turns its LOCK prefixes into DS prefixes at boot "
+               "(SMP alternatives); the mix counts those as locked, as they are on a "
+               "multi-core host.")
+    out.append("")
+    # The REP runs of the biggest contrast.
+    base, series = r.roles.base, r.roles.series
+    reps = []
+    for v in (base, series):
+        for name in ("glibc.fstat", "stat"):
+            m = _get(doc, (v, name))
+            if not m:
+                continue
+            for g in m["rep"]:
+                reps.append([f"`{name}`", v, f"`{g['function']}`", f"rep {g['insn']}",
+                             fmt(g["instances"]), ", ".join(fmt(s) for s in g["sizes"]),
+                             fmt(g["execs"])])
+    out += ["REP string instructions (each run: its bytes; counted: one per iteration "
+            "plus one):", "",
+            md_table(["case", "kernel", "function", "instruction", "runs", "bytes", "counted"],
+                     reps), ""]
+    # Modeled cycles per core.
+    cores = [c for c in REPORT_CORES if c in model["cores"]]
+    rows = []
+    for name in MIX_CASES:
+        for v in (base, series):
+            m = _get(doc, (v, name))
+            if not m:
+                continue
+            row = [f"`{name}`", v, fmt(m["total"])]
+            for core in cores:
+                lo, hi, parts = cycles.weigh(m, core, model, f"{v}/{name}")
+                rep = sum(parts.get(k, [0, 0])[1] for k in ("rep_stos", "rep_movs"))
+                row += [_range(lo, hi), f"{rep / hi * 100:.0f}%"]
+            rows.append(row)
+    head = ["case", "kernel", "instructions"]
+    for core in cores:
+        head += [f"{model['cores'][core]['short']} cycles", "REP share (high end)"]
+    out += [f"Modeled cycles on ext4 ({UNSEEN_SHORT}):", "", md_table(head, rows), ""]
+    # The model against this machine.
+    hp = pathlib.Path(hostcal_path)
+    if hp.is_file():
+        h = json.loads(hp.read_text())
+        try:
+            core, hrows = cycles.against_host(h, model)
+        except cycles.ModelError as e:
+            out.append(f"The model against this machine: {e}.")
+        else:
+            rows = [[f"`{x['name']}`", x["what"], f"`{x['param']}`", _range(*x["model"]),
+                     f"{x['measured']:,.1f}", f"{x['off_pct']:+.1f}%",
+                     "yes" if x["agrees"] else "**no**"] for x in hrows]
+            bad = [x["name"] for x in hrows if not x["agrees"]]
+            out += [f"The model's {model['cores'][core]['short']} parameters against this "
+                    f"machine's CPU ({h['cpu']}, family {h['family']} model {h['model']}; "
+                    "`make hostcal`, user space, cycles read as plain-loop iterations): "
+                    "agreement when the measurement lies within the model's interval widened "
+                    "by 25%.", "",
+                    md_table(["sequence", "what", "parameter", "model (cycles)",
+                              "measured (loop iterations)", "outside by", "agrees"], rows), ""]
+            out.append("Disagreeing: " + ", ".join(f"`{b}`" for b in bad) + " (see "
+                       "the model's notes for each)." if bad else
+                       "Every sequence agrees within 25%.")
+    return "\n".join(out).rstrip() + "\n"
+
+
+SECTION = ("mix", "Instruction mix and modeled cycles")
+
+
+def figures(r, outdir, doc=None, model=None):
+    """mix.png: the headline calls' instructions by class, base against
+    series; cycles.png: their modeled cycles on each core (intervals)."""
+    doc = doc if doc is not None else load_mix()
+    base, series = r.roles.base, r.roles.series
+    if doc is None or base is None or series is None:
+        return []
+    model = model or cycles.load()
+    plt = sr.pyplot()
+    names = [n for n in ("fstat", "glibc.fstat", "statx.fd.empty", "stat", "stat.name160",
+                         "stat.name1024") if _get(doc, (base, n)) and _get(doc, (series, n))]
+    if not names:
+        return []
+    made = []
+    fig, ax = plt.subplots(figsize=(8.6, 5.0))
+    labels, y = [], 0
+    ys = []
+    for n in names:
+        for v in (base, series):
+            m = _get(doc, (v, n))
+            left = 0
+            for k, cls in enumerate(CLASSES):
+                w = m["classes"][cls]
+                ax.barh(y, w, left=left, color=f"C{k}", label=cls if y == 0 else None,
+                        height=0.8, hatch="//" if v == series else None, edgecolor="white",
+                        linewidth=0.3)
+                left += w
+            ax.text(left, y, f" {m['total']:,}", va="center", fontsize=7)
+            labels.append(f"{n} ({v})")
+            ys.append(y)
+            y += 1
+        y += 0.6
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("instructions in one call (QEMU's exec log; equal to cost mode's count)")
+    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"Instruction mix on ext4, {base} against {series} (hatched)", fontsize=10)
+    fig.tight_layout()
+    made.append(sr.save_figure(fig, outdir, "mix"))
+
+    cores = [c for c in REPORT_CORES if c in model["cores"]]
+    fig, axes = plt.subplots(1, len(cores), figsize=(3.4 * len(cores), 4.6), sharey=True)
+    for ax, core in zip(axes, cores):
+        for i, n in enumerate(names):
+            for j, v in enumerate((base, series)):
+                lo, hi, _ = cycles.weigh(_get(doc, (v, n)), core, model, f"{v}/{n}")
+                yy = i + (j - 0.5) * 0.38
+                ax.barh(yy, hi - lo, left=lo, height=0.34, color=f"C{j}",
+                        label=v if i == 0 else None)
+                ax.text(hi, yy, f" {lo:,.0f}–{hi:,.0f}", va="center", fontsize=6)
+        ax.set_title(model["cores"][core]["short"], fontsize=9)
+        ax.set_xlabel("modeled cycles (interval)")
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_xlim(left=0, right=ax.get_xlim()[1] * 1.35)
+    axes[0].set_yticks(range(len(names)))
+    axes[0].set_yticklabels(names, fontsize=8)
+    axes[0].invert_yaxis()
+    axes[0].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Modeled cycles of one call on ext4 (" + UNSEEN_SHORT + ")", fontsize=9)
+    fig.tight_layout()
+    made.append(sr.save_figure(fig, outdir, "cycles"))
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("mixdir")
+    ap.add_argument("-o", "--output")
+    args = ap.parse_args()
+    root = pathlib.Path(args.mixdir)
+    variants = [d for d in sorted(root.iterdir()) if (d / "kallsyms").exists()]
+    if not variants:
+        sys.exit(f"mix.py: {root}: no variant directory with a kallsyms")
+    doc = {"schema": 1, "kind": "mix", "tolerance_pct": 100 * TOLERANCE,
+           "classes": {k: CLASS_TEXT[k] for k in CLASSES}, "variants": {}}
+    try:
+        for d in variants:
+            doc["variants"][d.name] = variant_mix(d)
+    except MixError as e:
+        sys.exit(f"mix.py: {e}")
+    for v, configs in doc["variants"].items():
+        for label, cases in configs.items():
+            for name, m in cases.items():
+                note = " (waited: cost mode's clock holds idle time)" if m["waited"] else ""
+                print(f"mix: {v}/{label}/{name}: {m['total']} instructions, cost mode "
+                      f"{m['cost_mode']:.1f} ({m['diff_pct']:+.2f}%){note}")
+    text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
+    if args.output:
+        pathlib.Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

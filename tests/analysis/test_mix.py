@@ -1,0 +1,191 @@
+"""The instruction mix (traces/mix.py, analysis/mix.py) and the cycle
+model (analysis/cycles.py): logs read as QEMU writes them, bad input named
+by case, nothing dropped."""
+import copy
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+import cycles
+import mix
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("tmix", ROOT / "traces" / "mix.py")
+tmix = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tmix)
+
+BEGIN, END, BODY, SYS = 0x401000, 0x401010, 0x401100, 0xffffffff81000000
+
+
+def tb(pc, insns, cflags="ff020200"):
+    """An in_asm block and its first exec line, as QEMU 7.2 prints them."""
+    lines = ["----------------", "IN: "]
+    for addr, code, text in insns:
+        b = code.split()
+        lines.append(f"0x{addr:016x}:  {' '.join(b[:8]):<24s} {text}")
+        if len(b) > 8:
+            lines.append(f"0x{addr + 8:016x}:  {' '.join(b[8:])}")
+    lines += ["", run(pc, cflags)]
+    return lines
+
+
+def run(pc, cflags="ff020200"):
+    return f"Trace 0: 0x7f00 [0000000000000000/{pc:016x}/18c0c2b0/{cflags}] "
+
+
+def log(windows=2, body=None):
+    """A log of @windows windows around a body (by default: a call into a
+    kernel block with a long instruction, a rep stosb run 3 times)."""
+    out = tb(BEGIN, [(BEGIN, "90", "nop"), (BEGIN + 1, "c3", "retq")])
+    body = body or [
+        tb(BODY, [(BODY, "48 89 ef", "movq     %rbp, %rdi"), (BODY + 3, "ff d3", "callq    *%rbx")]),
+        tb(SYS, [(SYS, "65 48 89 24 25 14 60 00 00", "movq     %rsp, %gs:0x6014"),
+                 (SYS + 9, "f3 aa", "rep stosb %al, (%rdi)")]),
+        tb(SYS + 9, [(SYS + 9, "f3 aa", "rep stosb %al, (%rdi)")]),
+        [run(SYS + 9)], [run(SYS + 9)],
+    ]
+    for w in range(windows):
+        if w:
+            out.append(run(BEGIN))
+            for b in body:
+                out += [x for x in b if x.startswith("Trace")]
+        else:
+            for b in body:
+                out += b
+        out += tb(END, [(END, "90", "nop")]) if not w else [run(END)]
+    return out
+
+
+def test_extract_reads_windows_and_long_instructions():
+    doc = tmix.Reader().extract(log(), BEGIN, END, "ext4/x")
+    assert len(doc["windows"]) == 2
+    totals = [sum(len(doc["tbs"][i]["insns"]) for i in w["tbs"]) for w in doc["windows"]]
+    # movq; callq | movq (9 bytes: a continuation line); rep | rep x3
+    assert totals == [2 + 2 + 3, 2 + 2 + 3]
+    long = [i for t in doc["tbs"] for i in t["insns"] if "gs:0x6014" in i[2]]
+    assert long[0][1].split()[-1] == "00"
+
+
+def test_missing_disassembly_names_the_case():
+    lines = log(1)
+    lines.insert(lines.index(run(END)), run(0x999000))
+    with pytest.raises(tmix.MixError, match="ext4/stat.*0x999000"):
+        tmix.Reader().extract(lines, BEGIN, END, "ext4/stat")
+
+
+def test_stopped_block_is_not_counted():
+    lines = log(1)
+    i = lines.index(run(SYS + 9))
+    lines.insert(i + 1, f"Stopped execution of TB chain before 0x7f00 [{SYS + 9:016x}] ")
+    doc = tmix.Reader().extract(lines, BEGIN, END, "x")
+    w = doc["windows"][0]
+    assert w["interrupted"]
+    assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 2
+
+
+def test_window_never_closed():
+    lines = log(1)
+    lines = [x for x in lines if x != run(END)]
+    with pytest.raises(tmix.MixError, match="never reached"):
+        tmix.Reader().extract(lines, BEGIN, END, "x")
+
+
+@pytest.mark.parametrize("text,code,cls", [
+    ("rep stosb %al, (%rdi)", "f3 aa", "rep"),
+    ("rep movsq (%rsi), (%rdi)", "f3 48 a5", "rep"),
+    ("lfence", "0f ae e8", "fence"),
+    ("stac", "0f 01 cb", "smap"),
+    ("lock addl $1, (%rax)", "f0 83 00 01", "locked"),
+    ("cmpxchgl %edx, %ds:(%rdi)", "3e 0f b1 17", "locked"),
+    ("xchgq %rax, (%rdx)", "48 87 02", "locked"),
+    ("swapgs", "0f 01 f8", "system"),
+    ("sysretq", "48 0f 07", "system"),
+    ("movq %rax, %cr3", "0f 22 d8", "system"),
+    ("callq 0xffffffff81000000", "e8 00 00 00 00", "call"),
+    ("callq *%rax", "ff d0", "indirect"),
+    ("jmpq *%rax", "ff e0", "indirect"),
+    ("retq", "c3", "ret"),
+    ("jne 0x10", "75 0e", "branch"),
+    ("movq 8(%rdi), %rax", "48 8b 47 08", "memory"),
+    ("pushq %rbp", "55", "memory"),
+    ("leaq 8(%rdi), %rax", "48 8d 47 08", "other"),
+    ("addl $1, %eax", "83 c0 01", "other"),
+])
+def test_classify(text, code, cls):
+    assert mix.classify(text, code) == cls
+
+
+def write_run(tmp, cost, symbols=True):
+    """A traces/mix.py run directory with one case."""
+    v = tmp / "patched"
+    (v / "ext4").mkdir(parents=True)
+    (v / "kallsyms").write_text(f"{SYS - 0x1000:016x} T _text\n{SYS:016x} T entry\n"
+                                if symbols else f"{SYS + 0x1000:016x} T later\n")
+    null = tmix.Reader().extract(log(1, [tb(BODY, [(BODY, "31 c0", "xorl %eax, %eax")])]),
+                                 BEGIN, END, "null")
+    (v / "ext4" / "null.json").write_text(json.dumps(null))
+    doc = tmix.Reader().extract(log(3), BEGIN, END, "x")
+    (v / "ext4" / "x.json").write_text(json.dumps(doc))
+    (v / "ext4.json").write_text(json.dumps({"cases": [{"name": "x", "call": "x()",
+                                                        "median": cost}]}))
+    return v
+
+
+def test_case_mix_totals_and_reps(tmp_path):
+    v = write_run(tmp_path, 6.0)
+    out = mix.variant_mix(v)
+    m = out["ext4"]["x"]
+    assert m["total"] == 6 and m["diff_pct"] == 0
+    assert sum(m["classes"].values()) == m["total"]
+    (rep,) = m["rep"]
+    assert rep["insn"] == "stosb" and rep["execs"] == 4 and rep["bytes"] == 3
+
+
+def test_mismatched_total_names_the_case(tmp_path):
+    v = write_run(tmp_path, 9.0)
+    with pytest.raises(mix.MixError, match="patched/ext4/x.*cost mode counts 9.0"):
+        mix.variant_mix(v)
+
+
+def test_unattributed_kernel_code_names_the_case(tmp_path):
+    v = write_run(tmp_path, 6.0, symbols=False)
+    with pytest.raises(mix.MixError, match="patched/ext4/x.*below every symbol"):
+        mix.variant_mix(v)
+
+
+def test_case_without_windows_file(tmp_path):
+    v = write_run(tmp_path, 6.0)
+    (v / "ext4" / "x.json").unlink()
+    with pytest.raises(mix.MixError, match="ext4/x: the harness ran it, no windows"):
+        mix.variant_mix(v)
+
+
+def test_model_has_a_source_for_every_parameter():
+    model = cycles.load()
+    for core, c in model["cores"].items():
+        for name, p in c["params"].items():
+            assert p["sources"], f"{core}.{name}"
+
+
+def test_model_without_source_is_refused():
+    model = copy.deepcopy(cycles.load())
+    core = next(iter(model["cores"]))
+    model["cores"][core]["params"]["lfence"]["sources"] = []
+    with pytest.raises(cycles.ModelError, match=f"{core}.lfence: no source"):
+        cycles.validate(model)
+
+
+def test_weigh_every_instruction_or_name_the_case(tmp_path):
+    model = cycles.load()
+    m = mix.variant_mix(write_run(tmp_path, 6.0))["ext4"]["x"]
+    for core in model["cores"]:
+        lo, hi, parts = cycles.weigh(m, core, model, "x")
+        assert 0 < lo <= hi
+    bad = copy.deepcopy(m)
+    bad["ops"]["wbinvd"] = 1
+    bad["classes"]["system"] += 1
+    bad["total"] += 1
+    with pytest.raises(cycles.ModelError, match="case-y.*wbinvd"):
+        cycles.weigh(bad, core, model, "case-y")
