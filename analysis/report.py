@@ -34,6 +34,7 @@ import conformance  # noqa: E402
 import dirty  # noqa: E402
 import drift  # noqa: E402
 import fs_masks  # noqa: E402
+import mix  # noqa: E402
 import name_length  # noqa: E402
 import nfs  # noqa: E402
 import probes  # noqa: E402
@@ -329,13 +330,14 @@ def sec_findings(r):
 # The sections in REPORT.md's order: the driver's own three, then each
 # figure module's (its SECTION names it, its section(r) writes it).
 OWN = {"headline": ("The answer in one table", sec_headline),
+       "cycles": ("In modeled cycles", mix.cycles_headline),
        "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
        "calibration": ("Calibration", sec_calibration),
        "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
        "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
-           profiles)
+           profiles, mix)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}
 TITLES = {**{k: t for k, (t, _) in OWN.items()}, **{m.SECTION[0]: m.SECTION[1] for m in MODULES}}
@@ -353,6 +355,7 @@ def figures(r, outdir):
     for script in (fs_masks, series, name_length, nfs, dirty, probes):
         made += [p.name for p in script.figures(r.doc, outdir)]
     made += [p.name for p in clients.figures(r.doc.get("clients"), r.mode, outdir)]
+    made += [p.name for p in mix.figures(r, outdir)]
     runs = scale.from_results(r.doc)
     if runs:
         made += [f"scale/{p.name}" for p in scale.figures(runs, outdir / "scale")]

@@ -150,6 +150,7 @@ fi
 CTL_ARGS=()
 if [ "$CTL" = 1 ]; then
 	rm -f "$RUN/monitor.sock" "$RUN/ctl.sock"
+	# shellcheck disable=SC2054 # QEMU's option values hold commas
 	CTL_ARGS=(-monitor "unix:$RUN/monitor.sock,server=on,wait=off"
 		-chardev "socket,id=ctl,path=$RUN/ctl.sock,server=on,wait=off"
 		-device isa-serial,chardev=ctl)
