@@ -181,7 +181,7 @@ def run(args):
             os.unlink(os.path.join(out, f))
     cmd = [os.path.join(ROOT, "vm", "run.sh"), "-c", "-q", "-v", args.variant,
            "-t", str(args.timeout), "-o", out, "--",
-           f"{ROOT}/traces/guest-mix.sh {args.variant} {args.cases} {args.configs}"]
+           f"traces/guest-mix.sh {args.variant} {args.cases} {args.configs}"]
     print("mix: " + " ".join(cmd), flush=True)
     proc = subprocess.Popen(cmd)
     try:
