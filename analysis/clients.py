@@ -40,7 +40,9 @@ import statx_results as sr  # noqa: E402
 from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 CALL = re.compile(r"@calls\[(\w+), (\d+), (\d+)\]: (\d+)")
-GETATTR = re.compile(r"@getattr\[([\w.-]+), (\d+), (\d+)\]: (\d+)")
+# getattr by device (major, minor: the events carry no file system name),
+# named from the guest's mount table (guest-clients.sh's DIR/devices).
+GETATTR = re.compile(r"@getattr\[(\d+), (\d+), (\d+), (\d+)\]: (\d+)")
 FLAGS = [(0x100, "NOFOLLOW"), (0x800, "NO_AUTOMOUNT"), (0x1000, "EMPTY_PATH"),
          (0x2000, "FORCE_SYNC"), (0x4000, "DONT_SYNC")]
 
@@ -53,8 +55,19 @@ def flag_names(flags):
     return "|".join(names) or "0"
 
 
-def parse_run(base):
-    """One client run: BASE.{cmd,bt,perf,rpc} (BASE: CONFIG.N)."""
+def devices(d):
+    """{"MAJOR:MINOR": file system type} from D/devices (a line per mount:
+    the device as /proc/self/mountinfo gives it, then the type)."""
+    p = pathlib.Path(d) / "devices"
+    if not p.exists():
+        return {}
+    return dict(line.split()[:2] for line in p.read_text().splitlines() if len(line.split()) >= 2)
+
+
+def parse_run(base, devs=None):
+    """One client run: BASE.{cmd,bt,perf,rpc} (BASE: CONFIG.N); DEVS names
+    the devices getattr ran on (devices())."""
+    devs = devs or {}
     def part(ext):
         return pathlib.Path(f"{base}.{ext}")
     rec = {"client": part("cmd").read_text().strip(),
@@ -64,8 +77,9 @@ def parse_run(base):
         rec["calls"].append({"syscall": m.group(1), "mask": int(m.group(2)),
                              "flags": int(m.group(3)), "count": int(m.group(4))})
     for m in GETATTR.finditer(bt):
-        rec["getattr"].append({"fs": m.group(1), "mask": int(m.group(2)),
-                               "flags": int(m.group(3)), "count": int(m.group(4))})
+        dev = f"{m.group(1)}:{m.group(2)}"
+        rec["getattr"].append({"fs": devs.get(dev, dev), "mask": int(m.group(3)),
+                               "flags": int(m.group(4)), "count": int(m.group(5))})
     for line in part("perf").read_text().splitlines():
         f = line.split(",")
         if len(f) > 3 and f[2] == "task-clock":
@@ -124,7 +138,7 @@ def load(d):
         info = dict(line.split("=", 1) for line in env.read_text().splitlines() if "=" in line)
         runs = sorted(d.glob(f"{cfg}.[0-9]*.cmd"), key=lambda p: int(p.stem.rsplit(".", 1)[1]))
         out[cfg] = {"files": int(info.get("files", 0)), "mount": info.get("mount", ""),
-                    "runs": [parse_run(str(p)[:-len(".cmd")]) for p in runs]}
+                    "runs": [parse_run(str(p)[:-len(".cmd")], devices(d)) for p in runs]}
     return out
 
 

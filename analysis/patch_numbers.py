@@ -20,26 +20,30 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
 def blocks_of(doc):
-    """Placeholder: (tag, kernel before, kernel after, what "after" is), for
-    each patch of the series.  The cases are those bench/cases.c tags pN.
-    A patch that a partial series carries is measured on the first partial
-    that has it against the base; a later one on the whole series against
-    the last partial (vm/variants.sh): each message gives its own patch's
-    effect as closely as the variants built allow."""
+    """Placeholder: (tag, kernel before, kernel after, what the two are),
+    for each patch of the series.  The cases are those bench/cases.c tags
+    pN.  Patch k is measured on the kernel with patches 1..k against the
+    one with 1..k-1 (the base for patch 1), when the run has both
+    (vm/variants.sh: a partial series per prefix); otherwise on the first
+    kernel that has it against the last one without, the nearest the
+    variants built allow, and the message says which."""
     ro = sr.roles(doc)
     if not ro.base or not ro.series:
         return {}
     n, out = ro.patches[ro.series], {}
+    by_count = {}
+    for v in [ro.base] + list(ro.partials) + [ro.series]:
+        by_count.setdefault(ro.patches.get(v, 0), v)
     for k in range(1, n + 1):
-        part = next((p for p in ro.partials if ro.patches[p] >= k), None)
-        if part:
-            spec = (ro.base, part, f"patches 1-{ro.patches[part]} applied")
+        after = next(by_count[c] for c in sorted(by_count) if c >= k)
+        before = next(by_count[c] for c in sorted(by_count, reverse=True) if c < k)
+        a, b = ro.patches.get(before, 0), ro.patches[after]
+        if b == k and a == k - 1:
+            what = f"patch {k} alone" if k == 1 else f"patches 1-{a} before, 1-{b} after"
         else:
-            before = ro.last_partial or ro.base
-            m = ro.patches[before]
-            spec = (before, ro.series, (f"patches 1-{m} before, 1-{n} after" if m
-                                        else f"patches 1-{n} applied"))
-        out[f"@@COST_P{k}@@"] = (f"p{k}",) + spec
+            what = (f"patches 1-{b} applied" if not a
+                    else f"patches 1-{a} before, 1-{b} after") + f": patch {k} not alone"
+        out[f"@@COST_P{k}@@"] = (f"p{k}", before, after, what)
     return out
 
 
@@ -47,7 +51,7 @@ def head(doc, variant):
     """A kernel as a table's column names it: the base by name, a series
     by its patches."""
     k = sr.roles(doc).patches.get(variant)
-    return f"1-{k}" if k else variant
+    return (f"1-{k}" if k > 1 else "1") if k else variant
 
 
 def label(c, glibc):
@@ -86,7 +90,7 @@ def block(doc, spec):
 
 
 # A filled table: its header line through its "(run ...; ...)" line.
-FILLED = re.compile(r"^  +\S+ +1-\d+ +change\n(?:.*\n)*?  \(run [^;\n]*;[^\n]*\)$",
+FILLED = re.compile(r"^  +\S+ +1(?:-\d+)? +change\n(?:.*\n)*?  \(run [^;\n]*;[^\n]*\)$",
                     re.MULTILINE)
 SUBJECT = re.compile(r"^Subject: \[PATCH (\d+)/\d+\]", re.MULTILINE)
 

@@ -79,7 +79,7 @@ run_fs() {
 }
 
 # What one name costs in memory: the slab objects getname() takes (SLUB's
-# size per object, metadata included; filename_cache exists with patch 4).
+# size per object, metadata included; filename_cache exists with patch 5).
 slab=()
 for cache in names_cache filename_cache; do
 	f=/sys/kernel/slab/$cache/slab_size

@@ -67,6 +67,7 @@ run_clients() {
 	files=("$dir"/f*)
 	printf 'files=%s\nmount=%s\n' "$FILES" "$(fs_type "$dir") $(mount_options "$dir")" \
 		>"$OUT/$cfg.env"
+	mount_devices >>"$OUT/devices"
 	: >"$OUT/$cfg.warm"
 	: >"$OUT/$cfg.order"
 	bpftrace -I "$REPO/traces/include" "$REPO/traces/client_calls.bt" - >"$OUT/$cfg.session.bt" 2>&1 &

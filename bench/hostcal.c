@@ -111,7 +111,7 @@ static void op_empty(unsigned long n)
 /*
  * A REP string instruction over @n bytes; cost mode counts one instruction
  * per iteration (QEMU counts each).  The sizes: the 4 KiB name buffer, the
- * 256-byte struct statx, patch 4's 192-byte object and its 160-byte limit.
+ * 256-byte struct statx, patch 5's 192-byte object and its 160-byte limit.
  */
 #define REP(op, n) { "rep_" #op "_" #n, "rep " #op ", " #n " bytes", n, op_##op, n }
 

@@ -59,6 +59,8 @@ if [ "${PROBES_ONLY:-0}" != 1 ]; then
 				bt "$script.bt" "$OUTDIR/traces/$script.$name.txt" "$S" "${args[@]}"
 			done
 		done
+		# The scripts key by device: name each (vm/guest-lib.sh).
+		mount_devices >"$OUTDIR/traces/devices"
 		# Where each NFS RPC of a stat() comes from (nfs_getattr_sites.bt,
 		# analysis/nfs_sites.py): the benchmark's own lookup, d1/d2/d3/file
 		# from a directory on the mount, no attribute cache.  Each is named

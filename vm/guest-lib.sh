@@ -79,6 +79,13 @@ fs_type() {
 	findmnt -n -o FSTYPE --target "$1"
 }
 
+# mount_devices: a line per mount, "MAJOR:MINOR TYPE", from the mount table.
+# The stat:* events name a file system by its device only; this names it.
+mount_devices() {
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { print $3, $(i + 1); break } }' \
+		/proc/self/mountinfo
+}
+
 # nfs_ops MNT OP: operations count of OP (GETATTR, ...) for mount MNT.
 nfs_ops() {
 	awk -v m="$1" -v op="$2:" '

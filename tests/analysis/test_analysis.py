@@ -187,13 +187,26 @@ def test_filename_section_checks_both_targets(doc):
 
 def test_patch_numbers_measure_each_patch_on_its_own_base(doc):
     import patch_numbers
-    doc["configs"].append(make_config("series3", "ext4", [make_case("stat", 7680.0),
-                                                           make_case("fstat", 1150.0)]))
+    # Only series3 between stock and patched: patch 1 is read on 1-3 against
+    # stock, patch 5 on the whole series against 1-3, each message says so.
+    doc["configs"].append(make_config("series3", "ext4", [
+        make_case("stat", 7680.0, tags=["p1", "p5"]), make_case("fstat", 1150.0, tags=["p1"])]))
     text = patch_numbers.block(doc, patch_numbers.blocks_of(doc)["@@COST_P1@@"])
     assert "stock" in text and "1-3" in text and "7669" in text and "7680" in text
-    assert "patches 1-3 applied" in text
-    text = patch_numbers.block(doc, patch_numbers.blocks_of(doc)["@@COST_P4@@"])
-    assert "7680" in text and "7671" in text and "patches 1-3 before, 1-4 after" in text
+    assert "patches 1-3 applied: patch 1 not alone" in text
+    text = patch_numbers.block(doc, patch_numbers.blocks_of(doc)["@@COST_P5@@"])
+    assert "7680" in text and "7671" in text and "patches 1-3 before, 1-5 after" in text
+    # A kernel per prefix: each patch against the one before it.
+    for k, v in ((1, 7672.0), (2, 7675.0), (4, 7681.0)):
+        doc["configs"].append(make_config(f"series{k}", "ext4", [make_case("stat", v)]))
+    blocks = patch_numbers.blocks_of(doc)
+    assert blocks["@@COST_P1@@"][1:] == ("stock", "series1", "patch 1 alone")
+    assert blocks["@@COST_P3@@"][1:] == ("series2", "series3", "patches 1-2 before, 1-3 after")
+    assert blocks["@@COST_P5@@"][1:] == ("series4", "patched", "patches 1-4 before, 1-5 after")
+    text = patch_numbers.block(doc, blocks["@@COST_P1@@"])
+    assert text.splitlines()[0].split() == ["stock", "1", "change"]
+    assert "7669" in text and "7672" in text
+    assert patch_numbers.FILLED.search(text + "\n")
 
 
 def _tap(tests, fuzz_ok, efault, enoent=10, masks="0x17ff"):
@@ -268,15 +281,18 @@ def test_clients_parse_calls_getattr_cost_and_rpcs(tmp_path):
     d.mkdir()
     (d / "nfs3.env").write_text("files=100\nmount=nfs rw,acregmax=0\n")
     (d / "nfs3.1.cmd").write_text("ls -l DIR\n")
+    (d / "devices").write_text("0:45 nfs\n0:21 9p\n254:0 ext4\n")
     (d / "nfs3.1.bt").write_text("Attaching 7 probes...\n@calls[statx, 606, 2304]: 103\n"
-                                 "@calls[newfstatat, 0, 4096]: 28\n@getattr[nfs, 606, 0]: 103\n"
-                                 "@getattr[9p, 2047, 0]: 28\n")
+                                 "@calls[newfstatat, 0, 4096]: 28\n@getattr[0, 45, 606, 0]: 103\n"
+                                 "@getattr[0, 21, 2047, 0]: 28\n@getattr[0, 99, 1, 0]: 2\n")
     (d / "nfs3.1.perf").write_text("# started\n\n29.81,msec,task-clock,29805467,100.00,0.098,CPUs\n")
     (d / "nfs3.1.rpc").write_text("GETATTR=1700 LOOKUP=101\nGETATTR=2639 LOOKUP=101\n")
     doc = clients.load(tmp_path)
     run = doc["nfs3"]["runs"][0]
     assert run["calls"][0] == {"syscall": "statx", "mask": 606, "flags": 2304, "count": 103}
     assert run["getattr"][0]["fs"] == "nfs" and run["task_clock_ns"] == 29805467
+    # a device the mount table does not name stays a number
+    assert [g["fs"] for g in run["getattr"]] == ["nfs", "9p", "0:99"]
     assert run["rpcs"] == {"GETATTR": 939, "LOOKUP": 0}
     assert clients.flag_names(2304) == "NOFOLLOW|NO_AUTOMOUNT"
     d2 = copy.deepcopy(sr.load(ROOT / "analysis/reference/summary.json"))
@@ -352,14 +368,14 @@ def test_clients_split_session_by_pid_and_comm(tmp_path):
         "@pcalls[101, ls, statx, 606, 2304]: 103\n@pcalls[105, ls, statx, 606, 2304]: 101\n"
         "@pcalls[108, ls, statx, 2, 2304]: 3\n@pcalls[120, ls, statx, 2, 2304]: 3\n"
         "@pcalls[104, perf, newfstatat, 0, 0]: 9\n@pcalls[130, stat, statx, 4095, 0]: 100\n"
-        "@pgetattr[105, ls, ext4, 606, 2304]: 101\n@pgetattr[130, stat, ext4, 4095, 0]: 100\n")
+        "@pgetattr[105, ls, 254, 0, 606, 2304]: 101\n@pgetattr[130, stat, 254, 0, 4095, 0]: 100\n")
     (d / "ext4.warm").write_text("101\n108\n129\n")
     (d / "ext4.order").write_text("1 ls\n2 ls\n3 stat\n")
     assert clients.split_dir(d, "ext4") == 3
     assert (d / "ext4.1.bt").read_text() == ("@calls[statx, 606, 2304]: 101\n"
-                                             "@getattr[ext4, 606, 2304]: 101\n")
+                                             "@getattr[254, 0, 606, 2304]: 101\n")
     assert (d / "ext4.2.bt").read_text() == "@calls[statx, 2, 2304]: 3\n"
-    assert "@getattr[ext4, 4095, 0]: 100" in (d / "ext4.3.bt").read_text()
+    assert "@getattr[254, 0, 4095, 0]: 100" in (d / "ext4.3.bt").read_text()
     (d / "ext4.order").write_text("1 ls\n2 ls\n3 ls\n")
     with pytest.raises(ValueError, match="3 measured runs"):
         clients.split_dir(d, "ext4")
@@ -640,8 +656,8 @@ def test_patch_numbers_refill_replaces_the_old_table_only(doc):
     assert blocks["@@COST_P1@@"] in new and "7680" in new
     assert new.endswith("---\n fs/stat.c | 1 +\n+  (run NOTME; in the diff)\n")
     # A placeholder is filled as before; a patch with neither is left alone.
-    assert patch_numbers.fill("Subject: [PATCH 4/4] x\n@@COST_P4@@\n---\n", blocks) == \
-        "Subject: [PATCH 4/4] x\n" + blocks["@@COST_P4@@"] + "\n---\n"
+    assert patch_numbers.fill("Subject: [PATCH 5/5] x\n@@COST_P5@@\n---\n", blocks) == \
+        "Subject: [PATCH 5/5] x\n" + blocks["@@COST_P5@@"] + "\n---\n"
     assert patch_numbers.fill("Subject: [PATCH 2/4] x\nnothing\n---\n", blocks) == \
         "Subject: [PATCH 2/4] x\nnothing\n---\n"
 
