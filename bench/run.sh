@@ -77,16 +77,17 @@ add_job() {
 
 # The scaling study and the real clients run on one kernel: the whole series.
 sv=${*: -1}
+lastpart=
 for v in "$@"; do
 	role=$("$ROOT/vm/variants.sh" role "$v")
 	[ "$role" = series ] && sv=$v
+	[ "$role" = partial ] && lastpart=$v
 done
 tcg=ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0}
 
 for v in "$@"; do
-	# A partial series (series3: patches 1-3 without 4) answers the
-	# tracepoints' overhead and the descriptor paths' targets, on ext4: its
-	# boot stops after tmpfs.
+	# A partial series (seriesK: patches 1..K) gives patch K its own numbers
+	# (against 1..K-1) on ext4 and tmpfs: its boot stops after tmpfs.
 	role=$("$ROOT/vm/variants.sh" role "$v")
 	if [ "$role" = partial ]; then
 		add_job 40 "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
@@ -96,8 +97,10 @@ for v in "$@"; do
 			"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
 	fi
 	# The headline calls' instruction mix (traces/mix.py: QEMU's exec log
-	# of one call, beside cost mode's count of the same boot).
-	if [ "$TRACE" = 1 ]; then
+	# of one call, beside cost mode's count of the same boot), on the base,
+	# the last partial series (the fast paths before the struct filename
+	# patch) and the whole series.
+	if [ "$TRACE" = 1 ] && { [ "$role" != partial ] || [ "$v" = "$lastpart" ]; }; then
 		add_job 90 "mix $v" mix "$v" "" 1800 "$RUNDIR/mix/$v" ""
 	fi
 	# Traces for the kernels users compare: the base and the whole series.
