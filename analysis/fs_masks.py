@@ -87,7 +87,8 @@ def section(r):
             continue
         label, rows, on_nfs = c["label"], [], c["fs"] == "nfs"
         # The boots that ran this configuration (btf runs the probe study
-        # only, series3 ext4 and tmpfs only); RPCs from the whole series.
+        # only, the partial series ext4 and tmpfs only); RPCs from the whole
+        # series.
         boots = [b for b in r.boots if IOA0 not in b
                  and any(r.v(b, label, n) is not None for n in main)]
         rpc_boot = r.roles.series if r.roles.series in boots else boots[-1]

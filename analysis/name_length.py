@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Patch 4: what stat() by path costs by the length of the name.
+"""Patch 5: what stat() by path costs by the length of the name.
 
 usage: name_length.py RESULTS -o DIR
 
@@ -10,7 +10,7 @@ every length looks up the same components; `stat` is the 13-byte name.
 Writes DIR/filename.png and DIR/filename.svg: one line per boot with the
 cases (dashed for init_on_alloc=0), 13 to 4095 bytes a step each (earlier
 kernels wide and pale under later ones, so that equal lines show), and a
-mark at 160 bytes, the first length patch 4's small struct filename
+mark at 160 bytes, the first length patch 5's small struct filename
 object cannot hold.  Nothing is written when RESULTS has no name-length
 cases (a QUICK run).
 """
@@ -59,8 +59,8 @@ def figures(doc, outdir):
     fig, ax = plt.subplots(figsize=(7, 4))
     xs = [n for n, _ in lengths(doc)]
     # One step per length, evenly spaced: 159 and 160 are one byte apart
-    # and the point of the figure.  Lines that coincide (patches 1-3 leave
-    # names alone, so stock and series3 agree) stay visible: the earlier
+    # and the point of the figure.  Lines that coincide (patches 1-4 leave
+    # names alone, so stock and series4 agree) stay visible: the earlier
     # ones wide and pale under the later ones.
     kernels = list(dict.fromkeys(b.split(" [")[0] for b in ls))
     for b, ys in ls.items():
@@ -74,7 +74,7 @@ def figures(doc, outdir):
     if 159 in xs and 160 in xs:
         mid = xs.index(159) + 0.5
         ax.axvline(mid, color="grey", linewidth=0.8)
-        ax.text(mid + 0.05, ax.get_ylim()[1] * 0.97, "160 and up: patch 4's small object\n"
+        ax.text(mid + 0.05, ax.get_ylim()[1] * 0.97, "160 and up: patch 5's small object\n"
                 "is full, a PATH_MAX buffer too", fontsize=7, va="top")
     ax.set_xlabel("name length in bytes, one step per case (d1/d2/d3/file padded with "
                   "slashes)", fontsize=8)
@@ -87,11 +87,11 @@ def figures(doc, outdir):
 # --- its section of REPORT.md -------------------------------------------------
 
 # (name between REPORT.md's generated markers, title in a run's own report)
-SECTION = ("filename", "Patch 4: a small struct filename")
+SECTION = ("filename", "Patch 5: a small struct filename")
 
 
 def section(r, suffixes=("", f" [{IOA0}]")):
-    """Patch 4: struct filename in a small object."""
+    """Patch 5: struct filename in a small object."""
     out = []
     ro = r.roles
     have3 = ro.last_partial is not None
@@ -137,7 +137,7 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         out.append("Memory per name (SLUB's object size as the guest reports it, "
                    "/sys/kernel/slab/*/slab_size): " +
                    "; ".join(f"{k.replace('slab_', '')} {v} bytes" for k, v in mem if v) +
-                   ". Stock takes one names_cache object per name; patch 4 one filename_cache "
+                   ". Stock takes one names_cache object per name; patch 5 one filename_cache "
                    "object, plus a names_cache object for a name of 160 bytes or more.")
     return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
 

@@ -2,14 +2,14 @@
 gate's threshold: each written once, here.  Fractions of the baseline."""
 
 # Patch 1: the stat:* events compiled in and disabled cost at most this
-# much on a call (patches 1-3 against stock).
+# much on a call (patch 1 alone against stock).
 EVENTS_OFF_OVERHEAD = 0.005
-# Patches 2-3: a call by descriptor within this much of raw fstat (plus
+# Patches 2-4: a call by descriptor within this much of raw fstat (plus
 # the copy-out difference for statx).
 FD_PATH_WITHIN = 0.02
-# Patch 4: stat() by path costs at most this fraction of stock's.
+# Patch 5: stat() by path costs at most this fraction of stock's.
 STAT_BY_PATH_AT_MOST = 0.55
-# Patch 4: no case slower than stock by more than this.
+# Patch 5: no case slower than stock by more than this.
 NO_CASE_SLOWER = 0.005
 # make compare (bench/compare.sh, analysis/compare.py): a case slower than
 # the base by more than this is a regression.

@@ -176,7 +176,7 @@ def test_filename_section_checks_both_targets(doc):
             cs[0]["cases"] = [x for x in cs[0]["cases"] if x["name"] not in names] + extra["cases"]
             doc["configs"].remove(extra)
     text = name_length.section(report.Report(doc))
-    assert "| case | stock | series3 | patched | patch 4 alone | series vs stock |" in text
+    assert "| case | stock | series3 | patched | patch 5 alone | series vs stock |" in text
     assert "`stat` by path costs 50.0% of stock (target ≤ 55% on Debian's default: met)" in text
     assert "cases more than 0.5% slower than stock: none (target none: met)" in text
     assert "(ENAMETOOLONG)" in text
@@ -592,7 +592,7 @@ def test_name_length_figure_from_fixture_and_skipped_without(doc, tmp_path):
     assert [n for n, _ in name_length.lengths(_with_names(doc))] == [13, 159, 160]
     assert ls["patched"] == [3900.0, 4700.0, 5600.0]
     _figure(name_length.figures(_with_names(doc), tmp_path), tmp_path, "filename")
-    assert "patch 4" in (tmp_path / "filename.svg").read_text()
+    assert "patch 5" in (tmp_path / "filename.svg").read_text()
     assert name_length.figures(doc, tmp_path / "none") == []
     assert not (tmp_path / "none").exists()
 
@@ -1050,7 +1050,7 @@ def test_roles_come_from_the_variant_files(doc, monkeypatch):
                          check=True).stdout
     listed = {line.split()[0]: line.split()[1:] for line in out.splitlines()}
     assert listed["stock"] == ["base", "0"] and listed["series3"] == ["partial", "3"]
-    assert listed["patched"] == ["series", "4"] and listed["btf"][0] == "study"
+    assert listed["patched"] == ["series", "5"] and listed["btf"][0] == "study"
     ro = sr.roles(["btf", "patched", "stock", "series3", "stock [init_on_alloc=0]"])
     assert (ro.base, ro.last_partial, ro.series) == ("stock", "series3", "patched")
     assert ro.measured == ["stock", "series3", "patched"]
@@ -1108,3 +1108,67 @@ def test_delegation_claimed_only_when_granted_and_counts_move(tmp_path):
     with pytest.raises(SystemExit, match="never attached"):
         delegation.summarise(tmp_path)
     assert "make nfs4-delegation" in delegation.section(tmp_path / "missing.json")
+
+
+def test_gate_judges_each_case_by_its_rule(doc, tmp_path):
+    """Descriptor calls exactly, calls that copy a name by their measured
+    spread, NFS by RPCs and separated intervals, NFS dirty pages not at all;
+    a listed regression passes only from the base to a series kernel."""
+    import compare
+    d = copy.deepcopy(doc)
+    for name, tags in (("stat.name160", ["namelen", "local", "p5"]), ("dirty.stat", ["dirty"])):
+        for v in ("stock", "patched"):
+            sr.config(d, v, "ext4")["cases"].append(make_case(name, 9000.0, tags=tags))
+    nfs_dirty = make_case("dirty.stat", 400000.0, tags=["dirty"], getattr_=1.0)
+    d["configs"].append(make_config("stock", "nfs3.actimeo0", [
+        make_case("stat", 168000.0, getattr_=1.7), make_case("statx.SIZE", 90000.0, getattr_=1.0),
+        nfs_dirty]))
+    sr.config(d, "patched", "nfs3.actimeo0")["cases"].append(
+        make_case("dirty.stat", 4000000.0, tags=["dirty"], getattr_=3.0))
+
+    def verdicts(spread=None):
+        return {(r[1], r[2]): (r[6], r[7]) for r in
+                compare.compare(d, "stock", "patched", 0.5, spread=spread or {})}
+
+    def setm(v, label, name, m, **kw):
+        c = sr.case(d, v, label, name)
+        c.update(median=m, samples=[m] * 5, ci95=kw.get("ci95", [m, m]))
+        if "getattr_" in kw:
+            c["nfs_ops_per_call"]["GETATTR"] = kw["getattr_"]
+    # fstat: one instruction more is a regression (exact)
+    setm("stock", "ext4", "fstat", 1149.0)
+    setm("patched", "ext4", "fstat", 1150.0)
+    assert verdicts()[("ext4", "fstat")] == ("exact", "regressed")
+    setm("patched", "ext4", "fstat", 1149.3)
+    assert verdicts()[("ext4", "fstat")] == ("exact", "ok")
+    # stat by path: within the jitter, then beyond a measured spread
+    setm("patched", "ext4", "stat", sr.case(d, "stock", "ext4", "stat")["median"] + 4)
+    assert verdicts()[("ext4", "stat")] == ("spread 5", "ok")
+    setm("patched", "ext4", "stat", sr.case(d, "stock", "ext4", "stat")["median"] + 40)
+    assert verdicts()[("ext4", "stat")][1] == "regressed"
+    assert verdicts({("ext4", "stat"): 50.0})[("ext4", "stat")] == ("spread 50", "ok")
+    # NFS: an RPC more per ten calls regresses, whatever the instructions
+    setm("patched", "nfs3.actimeo0", "stat", 168000.0, getattr_=1.8, ci95=[1.0, 1e9])
+    assert verdicts()[("nfs3.actimeo0", "stat")] == ("nfs", "regressed")
+    # NFS instructions count only with the intervals apart and beyond 0.5%
+    setm("patched", "nfs3.actimeo0", "stat", 170000.0, getattr_=1.7, ci95=[160000, 180000])
+    setm("stock", "nfs3.actimeo0", "stat", 168000.0, getattr_=1.7, ci95=[160000, 180000])
+    assert verdicts()[("nfs3.actimeo0", "stat")] == ("nfs", "ok")
+    setm("patched", "nfs3.actimeo0", "stat", 190000.0, getattr_=1.7, ci95=[185000, 195000])
+    assert verdicts()[("nfs3.actimeo0", "stat")] == ("nfs", "regressed")
+    # a dirty page on NFS: listed, not gated, however far it moved
+    assert verdicts()[("nfs3.actimeo0", "dirty.stat")] == ("clock", "not gated")
+    # the long name: accepted from stock to patched, within its bound ...
+    setm("patched", "ext4", "stat.name160", 9700.0)
+    assert verdicts()[("ext4", "stat.name160")][1].startswith("accepted: patch 5")
+    setm("patched", "ext4", "stat.name160", 11000.0)
+    assert verdicts()[("ext4", "stat.name160")][1] == "regressed"
+    # ... and never between two other kernels (as patched -> slow)
+    for c in d["configs"]:
+        if c["variant"] == "stock":
+            c["variant"] = "patched2"
+    rows = compare.compare(d, "patched2", "patched", 0.5, spread={})
+    assert any(r[2] == "stat.name160" and r[7] == "regressed" for r in rows)
+    text = compare.table(rows, "patched2", "patched", "cost", "instructions", 0.5)
+    assert "regressed" in text and "accepted regressions" in text.splitlines()[-1]
+    assert compare.spreads(tmp_path) == {}
