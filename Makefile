@@ -37,7 +37,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix nfs4-delegation \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix nfs4-delegation behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -101,6 +101,20 @@ nfs4-delegation: kernel bench-bin
 	@vm/run.sh -q -v $(VARIANT) -m cost -t 900 -o results/nfs4-delegation -- \
 		"traces/nfs4-delegation.sh /mnt/io $(VARIANT)"
 	@$(PY) analysis/delegation.py results/nfs4-delegation -o analysis/reference/nfs4_delegation.json
+
+## make behaviour [BEHAVIOUR_KERNELS="stock ... patched"]   what the
+##                            lookup-free paths change besides cost: audit
+##                            records per call, and each call on NFS after the
+##                            file is replaced on the server; a guest per
+##                            kernel: analysis/reference/behaviour.json
+BEHAVIOUR_KERNELS ?= stock series3 series4 patched
+behaviour: bench-bin
+	@rm -rf results/behaviour
+	@for v in $(BEHAVIOUR_KERNELS); do vm/kbuild.sh "$$v" || exit; \
+		vm/run.sh -q -v "$$v" -m check -t 900 -o "results/behaviour/$$v" -- \
+		'tests/guest/behaviour.sh $$IO' >/dev/null || exit; done
+	@$(PY) analysis/behaviour.py $(addprefix results/behaviour/,$(BEHAVIOUR_KERNELS)) \
+		-o analysis/reference/behaviour.json
 
 ## make mix                  each headline call's instruction stream on the
 ##                            measured kernels (QEMU's in_asm/exec log, one boot

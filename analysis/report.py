@@ -39,6 +39,7 @@ import name_length  # noqa: E402
 import nfs  # noqa: E402
 import probes  # noqa: E402
 import profiles  # noqa: E402
+import behaviour  # noqa: E402
 import delegation  # noqa: E402
 import runs  # noqa: E402
 import scale  # noqa: E402
@@ -316,8 +317,8 @@ def sec_findings(r):
         line = (f"- **Probing getattr ({p}):** with bpftrace counting, a kprobe costs "
                 f"{hits['kprobe'] - base:+,.0f} instructions per hit, a kretprobe "
                 f"{hits['kretprobe'] - base:+,.0f} and the stat:vfs_getattr_enter tracepoint "
-                f"{hits['tracepoint'] - base:+,.0f} (perf's record of the event, file system "
-                "name included, is built before the program runs).")
+                f"{hits['tracepoint'] - base:+,.0f} (perf's record of the event is built before "
+                "the program runs).")
         if pc["tracepoint"] and pc["raw_tp"]:
             line += (" Like for like, with probe-count's eight BPF instructions at each attach "
                      f"point: the tracepoint {pc['tracepoint'] - base:+,.0f}, a raw tracepoint "
@@ -335,6 +336,7 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "calibration": ("Calibration", sec_calibration),
        "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
        "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
+       "behaviour": ("What the lookup-free paths skip", lambda r: behaviour.section()),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
            profiles, mix)

@@ -26,7 +26,7 @@ while getopts b:n:x:m:q:l:o: opt; do
 done
 RUNDIR=${RUNDIR:-$ROOT/results/compare-$(date -u +%Y%m%dT%H%M%SZ)-$BASE-$NEW}
 mkdir -p "$(dirname "$RUNDIR")"
-"$ROOT/bench/run.sh" -q "$QUICK" -t 0 -m "$MODE" -o "$RUNDIR" "$BASE" "$NEW" >"$RUNDIR.log" 2>&1 ||
+"$ROOT/bench/run.sh" -q "$QUICK" -t 0 -g 1 -m "$MODE" -o "$RUNDIR" "$BASE" "$NEW" >"$RUNDIR.log" 2>&1 ||
 	{ tail -30 "$RUNDIR.log"; echo "compare: the benchmark run failed (log: $RUNDIR.log)" >&2; exit 2; }
 /usr/bin/python3 "$ROOT/analysis/compare.py" "$RUNDIR/results.json" --base "$BASE" --new "$NEW" \
 	${X:+--threshold "$X"} ${LABELS:+--labels "$LABELS"} -o "$RUNDIR/compare.txt"

@@ -10,6 +10,7 @@ usage: checks.py determinism BOOT1.json BOOT2.json   (tests/boot-determinism.sh)
        checks.py mix MIX.json                        (tests/mix.sh)
        checks.py quick RESULTS.json DRIFT.json       (tests/bench-quick.sh)
        checks.py scale SCALEDIR                      (tests/scale-quick.sh)
+       checks.py behaviour BEHAVIOUR.json            (tests/behaviour.sh)
 
 Each prints what it found, then a "FAIL: ..." line per problem, and exits
 1 when there is one.
@@ -335,6 +336,52 @@ def mix(doc, model=None):
     return out, bad
 
 
+def behaviour(doc):
+    """analysis/behaviour.py's summary of stock and the whole series: the
+    lookup a call skips is what audit and NFS see.  On stock,
+    newfstatat(fd, "") is a lookup (a PATH record) and NULL fails; with the
+    series neither leaves a PATH or CWD record, NULL works, and on NFS an
+    empty name returns what fstat() returns.  stat(path) keeps its PATH
+    record on both, and finds the replaced file without an attribute cache."""
+    out, bad = [], []
+    ro = sr.roles(list(doc))
+    base, series = ro.base, ro.series
+    if not base or not series:
+        return out, [f"want the base and the whole series, have {sorted(doc)}"]
+    a0, a1 = doc[base]["audit"], doc[series]["audit"]
+    for k, a in ((base, a0), (series, a1)):
+        out.append(f"{k}: " + "; ".join(f"{c} {'+'.join(sorted(x['records']))}"
+                                        for c, x in a.items()))
+    if "PATH" not in a0["fstatat_empty"]["records"]:
+        bad.append(f"{base}: newfstatat(fd, \"\") left no PATH record: was it a lookup?")
+    if a0["fstatat_null"]["errno"] != "EFAULT":
+        bad.append(f"{base}: newfstatat(fd, NULL) did not fail with EFAULT")
+    for c in ("fstatat_empty", "fstatat_null", "statx_empty", "statx_null"):
+        x = a1[c]
+        if x["ret"] < 0 or set(x["records"]) != {"SYSCALL"}:
+            bad.append(f"{series}: {c} returned {x['ret']} with records {x['records']}, "
+                       "want success and the SYSCALL record alone")
+    for k, a in ((base, a0), (series, a1)):
+        if "PATH" not in a["stat_path"]["records"]:
+            bad.append(f"{k}: stat(path) left no PATH record")
+    for mount, m in doc[series]["nfs"].items():
+        f = m["calls"]["fstat"]["after"]
+        for c in ("fstatat_empty", "fstatat_null", "statx_empty", "statx_null"):
+            x = m["calls"][c]["after"]
+            if (x["ret"], x["errno"], x["ino"]) != (f["ret"], f["errno"], f["ino"]):
+                bad.append(f"{series} {mount}: {c} after the replacement {x}, fstat {f}")
+    for k in (base, series):
+        m = doc[k]["nfs"].get("nfs3.actimeo0")
+        if not m:
+            bad.append(f"{k}: no NFS run without the attribute cache")
+            continue
+        x = m["calls"]["stat_path"]["after"]
+        if x["ret"] < 0 or x["ino"] != m["server"]["ino"]:
+            bad.append(f"{k} nfs3.actimeo0: stat(path) after the replacement {x}, "
+                       f"the server's file {m['server']}")
+    return out, bad
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -354,6 +401,8 @@ def main(argv):
         out, bad = tags(read_json(args[0]), pathlib.Path(args[1]).read_text())
     elif what == "quick" and len(args) == 2:
         out, bad = quick(sr.load(args[0]), read_json(args[1]))
+    elif what == "behaviour" and len(args) == 1:
+        out, bad = behaviour(read_json(args[0]))
     elif what == "scale" and len(args) == 1:
         import scale as sc
         (r,) = sc.load(args)

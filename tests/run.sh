@@ -95,6 +95,8 @@ soak() {
 		tests/soak.sh -n 2 -o "$LOG/soak" stock patched
 	check "series: stock and patched differ only where the series intends" \
 		tests/series-diff.sh "$LOG/soak/stock/1/series.tap" "$LOG/soak/patched/1/series.tap"
+	check "series: the lookup-free paths leave no audit PATH record and return fstat()'s result on NFS after a server-side replace; stock's lookup does" \
+		tests/behaviour.sh "$LOG/behaviour"
 	check "conformance: stock and patched differ only where the series intends" \
 		$PY analysis/conformance.py --diff "$LOG/soak/stock/1/conformance.tap" \
 		"$LOG/soak/patched/1/conformance.tap"

@@ -13,6 +13,8 @@ PACKAGES=(
 	qemu-system-x86 e2fsprogs nfs-kernel-server rpcbind iproute2
 	# tracing and peers, run inside the guest from the host's root
 	bpftrace bpfcc-tools linux-perf fio
+	# auditctl, for the guest's audit test (the daemon never runs here)
+	auditd
 	# analysis and tests
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest python3-jsonschema
 	shellcheck python3-pyflakes
@@ -28,12 +30,22 @@ done
 
 echo "[deps] installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# No package may start a service on this machine while it installs
+# (nfs-kernel-server, rpcbind and auditd would): policy-rc.d's 101 tells
+# invoke-rc.d not to, unless the machine already has a policy.
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/statx-deps.log 2>&1 ||
 	{ tail -20 /tmp/statx-deps.log >&2; echo "[deps] apt-get install failed" >&2; exit 1; }
-# nfs-kernel-server's postinst may start host services; the study never
-# uses the host's nfsd, so make sure it is not running here.
+# The study never uses the host's nfsd or audit daemon: make sure neither
+# runs here (systemd starts units without invoke-rc.d).
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-	systemctl disable --now nfs-server rpcbind rpcbind.socket >/dev/null 2>&1 || true
+	systemctl disable --now nfs-server rpcbind rpcbind.socket auditd >/dev/null 2>&1 || true
 fi
 echo "[deps] done"

@@ -1172,3 +1172,51 @@ def test_gate_judges_each_case_by_its_rule(doc, tmp_path):
     text = compare.table(rows, "patched2", "patched", "cost", "instructions", 0.5)
     assert "regressed" in text and "accepted regressions" in text.splitlines()[-1]
     assert compare.spreads(tmp_path) == {}
+
+
+def test_behaviour_reads_audit_records_and_nfs_results(tmp_path):
+    """analysis/behaviour.py: each call's audit records by its pid's event,
+    and each NFS call after the replacement as old file, new file or its
+    error."""
+    import behaviour
+    for kernel, fast in (("6.1.192-stock", False), ("6.1.192-patched", True)):
+        d = tmp_path / kernel
+        d.mkdir()
+        (d / "env").write_text(f"kernel={kernel}\n")
+        (d / "audit.calls").write_text(
+            "phase=before pid=130 call=fstatat_empty ret=0 errno=0 ino=13 size=6\n"
+            "phase=before pid=131 call=fstatat_null ret=-1 errno=EFAULT ino=0 size=0\n"
+            "phase=before pid=134 call=stat_path ret=0 errno=0 ino=13 size=6\n")
+        log = ['[ 4.0] audit: type=1300 audit(1796475615.577:5): arch=c000003e syscall=262 '
+               'success=yes exit=0 a0=3 items=1 ppid=115 pid=130 uid=4242 key="sxs"']
+        if not fast:
+            log += ['[ 4.0] audit: type=1307 audit(1796475615.577:5): cwd="/mnt/repo"',
+                    '[ 4.0] audit: type=1302 audit(1796475615.577:5): item=0 name="" inode=13']
+        log += ['[ 4.1] audit: type=1300 audit(1796475615.621:7): arch=c000003e syscall=262 '
+                'success=no exit=-14 a0=3 a1=0 items=0 ppid=115 pid=131 uid=4242',
+                '[ 4.2] audit: type=1300 audit(1796475615.7:8): syscall=262 pid=134 uid=4242',
+                '[ 4.2] audit: type=1307 audit(1796475615.7:8): cwd="/mnt/repo"',
+                '[ 4.2] audit: type=1302 audit(1796475615.7:8): item=0 name="/f" inode=13',
+                '[ 4.2] audit: type=1327 audit(1796475615.7:8): proctitle=2F']
+        (d / "audit.log").write_text("\n".join(log) + "\n")
+        after = "ret=-1 errno=ESTALE ino=0 size=0" if fast else "ret=0 errno=0 ino=15 size=4"
+        (d / "nfs.nfs3.calls").write_text(
+            "phase=before pid=9 call=fstatat_empty ret=0 errno=0 ino=15 size=4\n"
+            "phase=before pid=9 call=stat_path ret=0 errno=0 ino=15 size=4\n"
+            f"phase=after pid=9 call=fstatat_empty {after}\n"
+            "phase=after pid=9 call=stat_path ret=0 errno=0 ino=16 size=24\n"
+            "server: ino=16 size=24\n")
+    doc = behaviour.summarise([tmp_path / "6.1.192-stock", tmp_path / "6.1.192-patched"])
+    assert doc["stock"]["audit"]["fstatat_empty"]["records"] == {"SYSCALL": 1, "CWD": 1, "PATH": 1}
+    assert doc["patched"]["audit"]["fstatat_empty"]["records"] == {"SYSCALL": 1}
+    assert doc["stock"]["audit"]["stat_path"]["records"] == {"SYSCALL": 1, "CWD": 1, "PATH": 1}
+    out = tmp_path / "b.json"
+    out.write_text(json.dumps(doc))
+    text = behaviour.section(out)
+    assert '| newfstatat(fd, "", EMPTY_PATH) | SYSCALL + CWD + PATH | SYSCALL |' in text
+    assert "| newfstatat(fd, NULL, EMPTY_PATH) | SYSCALL (EFAULT) | SYSCALL (EFAULT) |" in text
+    assert '| newfstatat(fd, "", EMPTY_PATH) | old file | ESTALE |' in text
+    assert "| stat(path) | new file | new file |" in text
+    (tmp_path / "6.1.192-stock" / "nfs.nfs3.calls").write_text("nothing\n")
+    with pytest.raises(SystemExit, match="no server line"):
+        behaviour.summarise([tmp_path / "6.1.192-stock"])

@@ -187,3 +187,46 @@ def test_study_selection():
     doc["cases"] = [c for c in cases if c["param"] != 0]
     assert any("per directory with it" in b for b in checks.study(doc, listing, 100)[1])
     assert any("did not run" in b for b in checks.study({"cases": []}, listing, 100)[1])
+
+
+def _behaviour():
+    def call(ret, recs, errno="0", ino=13):
+        return {"ret": ret, "errno": errno, "ino": ino, "records": {r: 1 for r in recs}}
+    lookup = ["SYSCALL", "CWD", "PATH"]
+    stock_audit = {"fstat": call(0, ["SYSCALL"]), "fstatat_empty": call(0, lookup),
+                   "fstatat_null": call(-1, ["SYSCALL"], "EFAULT"),
+                   "statx_empty": call(0, lookup), "statx_null": call(-1, ["SYSCALL"], "EFAULT"),
+                   "stat_path": call(0, lookup), "statx_path": call(0, lookup)}
+    fast = {c: call(0, ["SYSCALL"]) for c in ("fstat", "fstatat_empty", "fstatat_null",
+                                             "statx_empty", "statx_null")}
+    patched_audit = {**fast, "stat_path": call(0, lookup), "statx_path": call(0, lookup)}
+
+    def res(ret, errno, ino):
+        return {"ret": ret, "errno": errno, "ino": ino, "size": 4}
+
+    def nfs(after_fd):
+        calls = {c: {"before": res(0, "0", 15), "after": after_fd}
+                 for c in ("fstat", "fstatat_empty", "fstatat_null", "statx_empty", "statx_null")}
+        calls["stat_path"] = {"before": res(0, "0", 15), "after": res(0, "0", 16)}
+        return {"nfs3.actimeo0": {"calls": calls, "server": {"ino": 16, "size": 24}}}
+    return {"stock": {"audit": stock_audit, "nfs": nfs(res(-1, "ESTALE", 0))},
+            "patched": {"audit": patched_audit, "nfs": nfs(res(-1, "ESTALE", 0))}}
+
+
+def test_behaviour():
+    assert checks.behaviour(_behaviour())[1] == []
+    for change, why in (
+            (lambda d: d["patched"]["audit"]["fstatat_empty"]["records"].update(PATH=1),
+             "SYSCALL record alone"),
+            (lambda d: d["stock"]["audit"]["fstatat_empty"]["records"].pop("PATH"),
+             "no PATH record"),
+            (lambda d: d["patched"]["audit"]["statx_null"].update(ret=-1), "returned -1"),
+            (lambda d: d["patched"]["nfs"]["nfs3.actimeo0"]["calls"]["statx_empty"].update(
+                after={"ret": 0, "errno": "0", "ino": 15, "size": 4}), "fstat"),
+            (lambda d: d["stock"]["nfs"]["nfs3.actimeo0"]["calls"]["stat_path"]["after"].update(
+                ino=15), "stat(path) after"),
+            (lambda d: d.pop("stock"), "want the base")):
+        d = _behaviour()
+        change(d)
+        bad = checks.behaviour(d)[1]
+        assert bad and any(why in x for x in bad), (why, bad)
