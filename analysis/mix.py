@@ -35,6 +35,9 @@ from md import IOA0, fmt, md_table, pct  # noqa: E402
 # make mix's file; the report reads it as it reads hostcal.json.
 MIX_FILE = HERE / "reference" / "mix.json"
 HOSTCAL_FILE = HERE / "reference" / "hostcal.json"
+# The mix of series v1 (run 20261205T010533Z-cost), whose patch 3 read the
+# name's first byte with user_access_begin() and unsafe_get_user().
+MIX_V1_FILE = HERE / "reference" / "mix-v1.json"
 
 KERNEL = 0xffff800000000000
 TOLERANCE = 0.01
@@ -347,6 +350,52 @@ def cycles_headline(r, doc=None, model=None):
             "Instructions: the instruction stream of one call read from QEMU's log "
             "(`make mix`), equal to cost mode's count of the same boot.\n\n"
             + md_table(head, rows))
+
+
+BYTE_READ_CASES = ("fstat", "fstatat.empty", "glibc.fstat", "statx.fd.empty", "statx.fd.null")
+
+
+def byte_read(r, doc=None, v1=None, model=None):
+    """Patch 3's read of the name's first byte, series v1
+    (user_access_begin(): stac, lfence, load, clac, in line) against v2
+    (get_user(): a call to __get_user_1, a mask, stac, load, clac), each on
+    its patches 1-3 kernel: instructions, fences, stac/clac, and modeled
+    cycles.  fstat and statx(fd, NULL) read no byte: the change the rest of
+    the series made to them is the control."""
+    doc = doc if doc is not None else load_mix()
+    v1 = v1 if v1 is not None else load_mix(MIX_V1_FILE)
+    part = next((p for p in r.roles.partials if r.roles.patches[p] == 3), None)
+    if doc is None or v1 is None or part is None:
+        return "No mix of both versions of patch 3 (analysis/reference/mix-v1.json).\n"
+    model = model or cycles.load()
+    cores = [c for c in REPORT_CORES if c in model["cores"]]
+    rows = []
+    for case in BYTE_READ_CASES:
+        a, b = _get(v1, ("series3", case)), _get(doc, (part, case))
+        if not a or not b:
+            continue
+        ops = [(m["ops"].get("lfence", 0), m["ops"].get("stac", 0) + m["ops"].get("clac", 0),
+                m["classes"].get("call", 0)) for m in (a, b)]
+        row = [f"`{case}`", f"{fmt(a['total'])} → {fmt(b['total'])}",
+               f"{b['total'] - a['total']:+,.0f}",
+               f"{ops[0][0]} → {ops[1][0]}", f"{ops[0][1]} → {ops[1][1]}",
+               f"{ops[0][2]} → {ops[1][2]}"]
+        for core in cores:
+            wa = cycles.weigh(a, core, model, f"v1/{case}")
+            wb = cycles.weigh(b, core, model, f"v2/{case}")
+            row.append(f"{_range(wa[0], wa[1])} → {_range(wb[0], wb[1])}")
+        rows.append(row)
+    if not rows:
+        return "No case in both mixes.\n"
+    head = ["case (ext4)", "instructions", "change", "lfence", "stac+clac", "calls"]
+    head += [f"{model['cores'][c]['short']} cycles (modeled)" for c in cores]
+    return ("Patch 3 reads the name's first byte.  Series v1 did it in line with "
+            "`user_access_begin()` and `unsafe_get_user()`; v2 calls `get_user()`, as "
+            f"upstream does.  Each on its patches 1-3 kernel (v1: series3 of "
+            "analysis/reference/mix-v1.json; v2: "
+            f"{part}), one call's stream from QEMU's log, weighed by the model "
+            f"({UNSEEN_SHORT}); `fstat` and `statx.fd.null` read no byte and show what "
+            "the rest of v2 changed:\n\n" + md_table(head, rows))
 
 
 def mix_cases(doc, label="ext4"):

@@ -337,6 +337,7 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "hostcal": ("This machine's CPU against cost mode", sec_hostcal),
        "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
        "behaviour": ("What the lookup-free paths skip", lambda r: behaviour.section()),
+       "byteread": ("Patch 3's byte read, v1 against v2", mix.byte_read),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
            profiles, mix)

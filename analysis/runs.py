@@ -42,10 +42,11 @@ def as_doc(run):
     return {(b, lb, n): {"median": m, "ci95": [lo, hi]} for b, lb, n, m, lo, hi in run["cases"]}
 
 
-def compare(ref, run):
+def compare(ref, run, variants=None):
     """Counts of one kept run against the reference document: identical,
     inside the spread, beyond it, in all and for the local cases (not NFS,
-    not a writer's dirty page), and the local case that moved most."""
+    not a writer's dirty page), and the local case that moved most; only
+    the boots of VARIANTS when given."""
     if run["mode"] != ref["mode"]:
         raise drift.ModeMismatch(f"run {run['run_id']} is {run['mode']} mode")
     a, b = sr.table(ref), as_doc(run)
@@ -53,6 +54,8 @@ def compare(ref, run):
            "largest": None, "moved_cases": []}
     for key in sorted(set(a) & set(b)):
         boot, label, name = key
+        if variants is not None and boot.split(" [")[0] not in variants:
+            continue
         x, y = a[key], b[key]
         (lo, hi), (rlo, rhi) = drift.interval(x, ref["mode"]), drift.interval(y, ref["mode"])
         v = ("same" if x["median"] == y["median"] else
@@ -85,7 +88,9 @@ def section(r, path=RUNS):
         if any(mine.get(v) != h for v, h in run["config_hashes"].items()):
             other.append(run["run_id"])
             continue
-        c = compare(r.doc, run)
+        # The series' kernels change with the patches, which the config
+        # hash does not see: only the base kernel is the same in every run.
+        c = compare(r.doc, run, {r.roles.base})
         d, where = c["largest"] or (0, "–")
         rows.append([f"`{run['run_id']}`", fmt(c["same"]), fmt(c["within"]), fmt(c["moved"]),
                      f"{c['local_moved']} of {fmt(c['local'])}", f"{fmt(d, 1)} ({where})"])
@@ -93,7 +98,8 @@ def section(r, path=RUNS):
         return "No earlier run kept in analysis/reference/runs/ with these configs.\n"
     out = [f"The reference `{r.doc.get('run_id', '?')}` against the earlier runs kept in "
            "`analysis/reference/runs/` (the same kernel configs, other boots; the ids give "
-           "the day): cases with the same median, cases that moved inside the two "
+           f"the day), on the base kernel ({r.roles.base}), the one kernel every run built "
+           "from the same source and patches: cases with the same median, cases that moved inside the two "
            "intervals (widened by the jitter of calls that allocate a name), cases beyond "
            "them; the same for the local cases (not NFS, not a writer's dirty page), and "
            "the largest local change.", "",
