@@ -38,11 +38,12 @@ def blocks_of(doc):
         after = next(by_count[c] for c in sorted(by_count) if c >= k)
         before = next(by_count[c] for c in sorted(by_count, reverse=True) if c < k)
         a, b = ro.patches.get(before, 0), ro.patches[after]
+        first = "patch 1" if a == 1 else f"patches 1-{a}"
         if b == k and a == k - 1:
-            what = f"patch {k} alone" if k == 1 else f"patches 1-{a} before, 1-{b} after"
+            what = f"patch {k} alone" if k == 1 else f"{first} before, 1-{b} after"
         else:
             what = (f"patches 1-{b} applied" if not a
-                    else f"patches 1-{a} before, 1-{b} after") + f": patch {k} not alone"
+                    else f"{first} before, 1-{b} after") + f": patch {k} not alone"
         out[f"@@COST_P{k}@@"] = (f"p{k}", before, after, what)
     return out
 

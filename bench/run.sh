@@ -2,12 +2,15 @@
 # run.sh - the benchmark run: boot each variant, run every file-system
 # configuration in it, merge the results, write figures and a report.
 #
-# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-m cost|time] [-j N] [-o RUNDIR] [VARIANT...]
+# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-g 0|1] [-m cost|time] [-j N] [-o RUNDIR] [VARIANT...]
 #   VARIANT... defaults to the kernels the tables compare, in order
 #   (vm/variants.sh measured: the base, the partial series, the series)
 #   -q 1   QUICK: main masks only, no netem, Debian's default command line,
 #          no conformance suite, no scaling study
 #   -t 0   skip traces and profiles (traces/guest-traces.sh)
+#   -g 1   the regression gate's run (bench/compare.sh): the benchmark
+#          boots alone (with -q 0 their init_on_alloc=0 boots too), no
+#          scaling study, real clients or conformance suite
 #   -m     cost (default) or time; under TCG (KVM unusable) time mode is
 #          refused unless ALLOW_TCG_TIME=1 is in the environment, and then
 #          every results file carries a warning
@@ -27,10 +30,11 @@
 set -eu -o pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-QUICK=0 TRACE=1 MODE=cost RUNDIR='' JOBS=''
-while getopts q:t:m:j:o: opt; do
+QUICK=0 TRACE=1 GATE=0 MODE=cost RUNDIR='' JOBS=''
+while getopts q:t:g:m:j:o: opt; do
 	case $opt in
 	q) QUICK=$OPTARG ;;
+	g) GATE=$OPTARG ;;
 	t) TRACE=$OPTARG ;;
 	m) MODE=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
@@ -114,23 +118,26 @@ done
 if [ "$QUICK" != 1 ]; then
 	# Path depth, directory size, cold and hot, ls -l, fio's filestat; then
 	# the ls -l passes on NFS without an attribute cache (DONT_SYNC).
-	add_job 400 "scaling $sv" scale "$sv" "" 3000 "$RUNDIR/scale/$sv" \
-		"bench/guest-scale.sh /mnt/io $sv 0 main"
-	add_job 250 "scaling $sv actimeo=0" scale "$sv" "" 3000 "$RUNDIR/scale/$sv.actimeo0" \
-		"bench/guest-scale.sh /mnt/io $sv 0 actimeo0"
+	if [ "$GATE" != 1 ]; then
+		add_job 400 "scaling $sv" scale "$sv" "" 3000 "$RUNDIR/scale/$sv" \
+			"bench/guest-scale.sh /mnt/io $sv 0 main"
+		add_job 250 "scaling $sv actimeo=0" scale "$sv" "" 3000 "$RUNDIR/scale/$sv.actimeo0" \
+			"bench/guest-scale.sh /mnt/io $sv 0 actimeo0"
+	fi
 	for v in "$@"; do
 		add_job 50 "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
 			"$RUNDIR/guest/$v.ioa0" "$tcg DISPATCH=0 bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
 	done
 	# ls -l, ls --color, stat --cached, find, du: their calls and masks
 	# from the series' events, their cost, their RPCs.
-	if [ "$TRACE" = 1 ]; then
+	if [ "$TRACE" = 1 ] && [ "$GATE" != 1 ]; then
 		add_job 145 "clients $sv" clients "$sv" "" 3000 "$RUNDIR/clients/$sv" \
 			"bench/guest-clients.sh /mnt/io"
 	fi
 	# The conformance suite on the kernels users compare: pass/fail/skip
 	# counts go into results.json (tests/guest/conformance.sh).
 	for v in "$@"; do
+		[ "$GATE" = 1 ] && break
 		[ "$("$ROOT/vm/variants.sh" role "$v")" = partial ] && continue
 		add_job 50 "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
 			tests/guest/conformance.sh
