@@ -18,6 +18,8 @@ Cost mode judges each case by what its count can show:
   nfs      NFS: one more RPC per ten calls regresses; so does an increase
            beyond --threshold percent whose 95% intervals do not overlap
            (other threads and the network run beside the call);
+  dirty    a local call after a write (tag dirty): beyond its measured
+           spread and 5% of its cost (the page cache's state moves it);
   clock    a dirty page on NFS: writeback runs on the clock, which cost
            mode stops and jumps (REPORT.md); listed, not gated.
 Time mode: a Mann-Whitney U test at --alpha and the medians' delta beyond
@@ -45,6 +47,8 @@ DRIFT = pathlib.Path(__file__).resolve().parent / "reference" / "drift"
 RPC_STEP = 0.1
 # Below this an "exact" count has not moved (the timer's share of a call).
 EXACT = 0.5
+# A local call after a write to its file: a fraction of its cost.
+DIRTY = 0.05
 
 
 def spreads(drift_dir=DRIFT):
@@ -93,7 +97,12 @@ def judge(b, n, label, mode, threshold, alpha, spread):
         if (apart and delta < -threshold) or step <= -RPC_STEP:
             return delta, "nfs", "improved"
         return delta, "nfs", "ok"
-    if "fd" in b.get("tags", []):
+    if "dirty" in b.get("tags", []):
+        # A writer's page: the page cache's state moves these between runs by
+        # more than two runs' spread shows (REPORT.md, run to run).
+        allow = max(spread.get((label, b["name"]), 0.0), DIRTY * b["median"])
+        rule = f"dirty {allow:,.0f}"
+    elif "fd" in b.get("tags", []):
         allow, rule = EXACT, "exact"
     else:
         allow = max(drift.JITTER["cost"], spread.get((label, b["name"]), 0.0))
@@ -105,13 +114,14 @@ def judge(b, n, label, mode, threshold, alpha, spread):
     return delta, rule, "ok"
 
 
-def accepted(base, new, name, delta):
+def accepted(base, new, name, delta, label="", boot=""):
     """The reason a regression is accepted, or None (GATE_ACCEPTED)."""
     ro = sr.variant_roles()
     if ro.get(base, ("",))[0] != "base" or ro.get(new, ("",))[0] not in ("series", "partial"):
         return None
-    for pattern, bound, reason in tg.GATE_ACCEPTED:
-        if re.fullmatch(pattern, name) and delta <= bound * 100:
+    for pattern, lpat, bpat, bound, reason in tg.GATE_ACCEPTED:
+        if (re.fullmatch(pattern, name) and re.fullmatch(lpat, label)
+                and re.fullmatch(bpat, boot) and delta <= bound * 100):
             return reason
     return None
 
@@ -139,7 +149,7 @@ def compare(doc, base, new, threshold, labels=None, alpha=0.01, spread=None):
                 continue
             delta, rule, v = judge(b, n, c["label"], c["mode"], threshold, alpha, spread)
             if v == "regressed":
-                why = accepted(base, new, b["name"], delta)
+                why = accepted(base, new, b["name"], delta, c["label"], boot)
                 if why:
                     v = f"accepted: {why}"
             rows.append((boot, c["label"], b["name"], b["median"], n["median"], delta, rule, v))

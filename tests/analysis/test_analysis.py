@@ -1137,12 +1137,23 @@ def test_gate_judges_each_case_by_its_rule(doc, tmp_path):
         c.update(median=m, samples=[m] * 5, ci95=kw.get("ci95", [m, m]))
         if "getattr_" in kw:
             c["nfs_ops_per_call"]["GETATTR"] = kw["getattr_"]
-    # fstat: one instruction more is a regression (exact)
+    # fstat: one instruction more is a regression (exact), which patch 1's
+    # events make and the gate lists as accepted up to its bound
     setm("stock", "ext4", "fstat", 1149.0)
     setm("patched", "ext4", "fstat", 1150.0)
+    assert verdicts()[("ext4", "fstat")] == ("exact", "accepted: patch 1: with the events "
+                                             "compiled in, ->getattr() is called, no longer "
+                                             "tail-called")
+    setm("patched", "ext4", "fstat", 1200.0)
     assert verdicts()[("ext4", "fstat")] == ("exact", "regressed")
     setm("patched", "ext4", "fstat", 1149.3)
     assert verdicts()[("ext4", "fstat")] == ("exact", "ok")
+    # a writer's page on a local file system: 5% of its cost
+    setm("stock", "ext4", "dirty.stat", 9000.0)
+    setm("patched", "ext4", "dirty.stat", 9400.0)
+    assert verdicts()[("ext4", "dirty.stat")] == ("dirty 450", "ok")
+    setm("patched", "ext4", "dirty.stat", 9500.0)
+    assert verdicts()[("ext4", "dirty.stat")][1] == "regressed"
     # stat by path: within the jitter, then beyond a measured spread
     setm("patched", "ext4", "stat", sr.case(d, "stock", "ext4", "stat")["median"] + 4)
     assert verdicts()[("ext4", "stat")] == ("spread 5", "ok")
