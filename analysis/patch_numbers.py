@@ -68,7 +68,40 @@ def label(c, glibc):
     return s
 
 
-def block(doc, spec):
+# The core the messages' modeled cycles are for (analysis/cycle_model.json).
+CYCLE_CORE = "zen5"
+
+
+def cycle_lines(doc, names, before, after, mixdoc=None):
+    """Modeled cycles on CYCLE_CORE for the cases the instruction mix has on
+    both kernels (analysis/reference/mix.json): (low-high) before and after,
+    and the change at each end.  Nothing when the mix lacks either kernel."""
+    import cycles
+    import mix
+    mixdoc = mixdoc if mixdoc is not None else mix.load_mix()
+    if not mixdoc:
+        return []
+    model = cycles.load()
+    rows = []
+    for n in names:
+        a = mixdoc["variants"].get(before, {}).get("ext4", {}).get(n)
+        b = mixdoc["variants"].get(after, {}).get("ext4", {}).get(n)
+        c = sr.case(doc, before, "ext4", n)
+        if not a or not b or not c or c["ret"] < 0:
+            continue
+        wa = cycles.weigh(a, CYCLE_CORE, model, f"{before}/{n}")
+        wb = cycles.weigh(b, CYCLE_CORE, model, f"{after}/{n}")
+        glibc = sr.config(doc, before, "ext4")["env"].get("glibc", "")
+        rng = [f"{w[0]:.0f}-{w[1]:.0f}" for w in (wa, wb)]
+        rows.append(f"    {label(c, glibc):34} {rng[0]:>11} {rng[1]:>11} "
+                    f"{mix._change(wa, wb):>12}".rstrip())
+    if not rows:
+        return []
+    return [f"  modeled cycles, {model['cores'][CYCLE_CORE]['short']} (warm core; "
+            "analysis/cycle_model.json):"] + rows
+
+
+def block(doc, spec, mixdoc=None):
     tag, before, after, what = spec
     names = sr.tagged(doc, tag)
     lines = [f"  {'':36} {head(doc, before):>7} {head(doc, after):>8} {'change':>8}"]
@@ -86,6 +119,7 @@ def block(doc, spec):
                   if s["ret"] >= 0 else "")
             glibc = sr.config(doc, before, "ext4", append)["env"].get("glibc", "")
             lines.append(f"    {label(s, glibc):34} {sv:>7} {p['median']:8.0f} {ch:>8}".rstrip())
+    lines += cycle_lines(doc, names, before, after, mixdoc)
     lines.append(f"  (run {doc.get('run_id', '?')}; {what})")
     return "\n".join(lines)
 

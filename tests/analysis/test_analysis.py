@@ -1245,3 +1245,17 @@ def test_behaviour_reads_audit_records_and_nfs_results(tmp_path):
     (tmp_path / "6.1.192-stock" / "nfs.nfs3.calls").write_text("nothing\n")
     with pytest.raises(SystemExit, match="no server line"):
         behaviour.summarise([tmp_path / "6.1.192-stock"])
+
+
+def test_patch_numbers_add_modeled_cycles_where_the_mix_has_both_kernels(doc):
+    import patch_numbers
+    m = json.loads((ROOT / "analysis" / "reference" / "mix.json").read_text())
+    spec = ("p5", "stock", "patched", "test")
+    text = patch_numbers.block(doc, spec, m)
+    assert "modeled cycles, Zen 5" in text
+    assert all(len(line) <= 75 for line in text.splitlines()), "checkpatch's line limit"
+    cyc = text.split("modeled cycles")[1]
+    assert "newfstatat(path)" in cyc and "%" in cyc
+    # A kernel the mix never ran: instructions only.
+    m["variants"].pop("stock")
+    assert "modeled cycles" not in patch_numbers.block(doc, spec, m)
