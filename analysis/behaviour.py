@@ -162,6 +162,18 @@ def section(path=BEHAVIOUR_FILE):
     return "\n".join(out).rstrip() + "\n"
 
 
+def brief(path=BEHAVIOUR_FILE):
+    """REPORT.md's version: the audit table and the NFS table's gist; the
+    full NFS table in the tables file."""
+    from md import TABLES_LINK
+    text = section(path)
+    if "**NFS v3.**" not in text:
+        return text
+    head, nfs = text.split("**NFS v3.**", 1)
+    return (head.rstrip() + "\n\nNFS v3, the file replaced on the server behind an open "
+            f"descriptor, each call's answer on stock and the series: {TABLES_LINK}.\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -386,6 +386,7 @@ def figures(r, outdir):
 # REPORT.md's brief versions of the long sections (a module's brief(r));
 # the full sections go to the tables file.
 BRIEF = {m.SECTION[0]: m.brief for m in MODULES if hasattr(m, "brief")}
+BRIEF["behaviour"] = lambda r: behaviour.brief()
 
 
 def render_sections(r, brief=False):
