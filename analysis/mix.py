@@ -627,6 +627,21 @@ def figures(r, outdir, doc=None, model=None):
     return made
 
 
+def dumps(doc):
+    """The mix file's text: one line per case (a case holds every function
+    it ran), so that the file stays small and a diff shows the cases that
+    changed."""
+    head = json.dumps({k: v for k, v in doc.items() if k != "variants"}, indent=1)
+    variants = ",\n".join(
+        f"  {json.dumps(v)}: {{\n" + ",\n".join(
+            f"   {json.dumps(label)}: {{\n" + ",\n".join(
+                f"    {json.dumps(name)}: {json.dumps(m, separators=(',', ':'))}"
+                for name, m in cases.items()) + "\n   }"
+            for label, cases in configs.items()) + "\n  }"
+        for v, configs in doc["variants"].items())
+    return head[:-2] + ',\n "variants": {\n' + variants + "\n }\n}\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mixdir")
@@ -649,7 +664,7 @@ def main():
                 note = " (waited: cost mode's clock holds idle time)" if m["waited"] else ""
                 print(f"mix: {v}/{label}/{name}: {m['total']} instructions, cost mode "
                       f"{m['cost_mode']:.1f} ({m['diff_pct']:+.2f}%){note}")
-    text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
+    text = dumps(doc)
     if args.output:
         pathlib.Path(args.output).write_text(text)
     else:

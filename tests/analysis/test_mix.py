@@ -211,3 +211,11 @@ def test_byte_read_sets_v1_against_v2_with_fences_and_cycles(doc):
     assert "`fstat`" in text and "cycles (modeled)" in text
     # No kernel with patches 1-3: said, not guessed.
     assert "No mix" in mix.byte_read(report.Report(doc), v2, v1)
+
+
+def test_mix_file_is_one_line_per_case_and_reads_back():
+    doc = json.loads((ROOT / "analysis" / "reference" / "mix.json").read_text())
+    text = mix.dumps(doc)
+    assert json.loads(text) == doc
+    cases = sum(len(c) for v in doc["variants"].values() for c in v.values())
+    assert sum(1 for line in text.splitlines() if line.startswith("    ")) == cases
