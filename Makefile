@@ -25,6 +25,10 @@ export ALLOW_TCG_TIME
 # The kernels the tables compare, from vm/variants/*.conf (vm/variants.sh):
 # the base, the partial series, the whole series.
 MEASURED := $(shell vm/variants.sh measured)
+# The other kernel bases (6.12) make bench sets beside 6.1: their base and
+# series kernels.
+OTHER_BASES := $(shell vm/variants.sh bases)
+OTHER_MEASURED := $(foreach b,$(OTHER_BASES),$(shell vm/variants.sh measured $(b)))
 BASE ?= $(firstword $(MEASURED))
 NEW ?= $(lastword $(MEASURED))
 # The gate's threshold in percent; empty: analysis/targets.py's.
@@ -37,7 +41,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix nfs4-delegation behaviour \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names nfs4-delegation behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -52,7 +56,7 @@ kernel: deps
 	@vm/kbuild.sh $(VARIANT)
 
 kernels: deps
-	@for v in $(MEASURED); do vm/kbuild.sh "$$v" || exit; done
+	@for v in $(MEASURED) $(OTHER_MEASURED); do vm/kbuild.sh "$$v" || exit; done
 	@$(if $(filter 1,$(TRACE)),vm/kbuild.sh btf,true)
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
@@ -64,12 +68,13 @@ bench-bin: deps
 	@$(MAKE) -s -C tests/guest KSELFTEST="$$(tests/kselftest-dir.sh)"
 
 ## make bench [QUICK=1] [TRACE=0]   the base kernel, the partial series and
-##                            the whole series (vm/variants.sh), every file system
+##                            the whole series (vm/variants.sh), every file system;
+##                            beside them 6.12's base and series
 ##   [MODE=time [ALLOW_TCG_TIME=1]] [JOBS=n]
 bench: kernels
 	@$(MAKE) -s bench-bin
 	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) $(if $(JOBS),-j $(JOBS)) \
-		$(MEASURED)
+		$(if $(OTHER_MEASURED),-x "$(OTHER_MEASURED)") $(MEASURED)
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps
@@ -82,6 +87,7 @@ report-reference: deps
 	@mkdir -p analysis/reference
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
 	@if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix -o analysis/reference/mix.json; fi
+	@if [ -d $(RUN)/names ]; then $(PY) analysis/name_mix.py $(RUN)/names -o analysis/reference/name_lengths.json; fi
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md \
@@ -96,6 +102,15 @@ report-reference: deps
 ## make nfs4-delegation      does a read delegation explain NFSv4's GETATTR counts?
 ##                            one guest (VARIANT), its verdict in
 ##                            analysis/reference/nfs4_delegation.json
+## make names [VARIANT=stock]   how long the names real programs pass are
+##                            (traces/guest-names.sh on the base kernel):
+##                            analysis/reference/name_lengths.json
+names: VARIANT := $(if $(filter command line,$(origin VARIANT)),$(VARIANT),$(BASE))
+names: kernel bench-bin
+	@rm -rf results/names
+	@vm/run.sh -q -v $(VARIANT) -m check -t 2400 -o results/names -- "traces/guest-names.sh /mnt/io"
+	@$(PY) analysis/name_mix.py results/names -o analysis/reference/name_lengths.json
+
 nfs4-delegation: kernel bench-bin
 	@rm -rf results/nfs4-delegation
 	@vm/run.sh -q -v $(VARIANT) -m cost -t 900 -o results/nfs4-delegation -- \
@@ -123,7 +138,7 @@ behaviour: bench-bin
 ##                            analysis/reference/mix.json
 mix: kernels bench-bin
 	@rm -rf results/mix
-	@for v in $(MEASURED); do $(PY) traces/mix.py run "$$v" "results/mix/$$v" || exit; done
+	@for v in $(MEASURED) $(OTHER_MEASURED); do $(PY) traces/mix.py run "$$v" "results/mix/$$v" || exit; done
 	@$(PY) analysis/mix.py results/mix -o analysis/reference/mix.json
 
 ## make hostcal              time the sequences cost mode weighs wrongly on this

@@ -3,7 +3,7 @@
 
 Each section lives beside its figure, in the figure's module (fs_masks.py,
 series.py, name_length.py, conformance.py, scale.py, dirty.py, clients.py,
-nfs.py, probes.py: SECTION and section(r)); this file keeps the findings,
+nfs.py, probes.py, bases.py: SECTION and section(r)); this file keeps the findings,
 the setup and the calibration, and puts the sections together.  Numbers,
 changes and tables are written by md.py, thresholds come from targets.py,
 mask names from statx_results.py.
@@ -29,6 +29,7 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import bases  # noqa: E402
 import clients  # noqa: E402
 import conformance  # noqa: E402
 import dirty  # noqa: E402
@@ -356,7 +357,7 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "byteread": ("Patch 3's byte read, v1 against v2", mix.byte_read),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
-           profiles, mix)
+           profiles, mix, bases)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}
 TITLES = {**{k: t for k, (t, _) in OWN.items()}, **{m.SECTION[0]: m.SECTION[1] for m in MODULES}}

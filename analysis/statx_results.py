@@ -92,20 +92,45 @@ def boot_name(config):
 VARIANTS_SH = pathlib.Path(__file__).resolve().parent.parent / "vm" / "variants.sh"
 
 
+# The study's own kernel base; other bases (6.12) are set beside it.
+MAIN_BASE = "6.1"
+
+
+@functools.lru_cache(maxsize=None)
+def variant_list():
+    """[(variant, role, patches, base)]: vm/variants.sh list."""
+    out = subprocess.run([str(VARIANTS_SH), "list"], capture_output=True, text=True,
+                         check=True).stdout
+    return [(n, r, int(k), b) for n, r, k, b in (line.split() for line in out.splitlines())]
+
+
 @functools.lru_cache(maxsize=None)
 def variant_roles():
     """{variant: (role, patches)}: vm/variants.sh, the one place a variant's
     role is decided from its vm/variants/*.conf: "base" (no patches),
     "partial" (the series up to a patch), "series" (all of it) or
-    "study" (built for one question)."""
-    out = subprocess.run([str(VARIANTS_SH), "list"], capture_output=True, text=True,
-                         check=True).stdout
-    return {n: (r, int(k)) for n, r, k in (line.split() for line in out.splitlines())}
+    "study" (built for one question).  The roles are those of the study's
+    own base (6.1); a variant of another base is "other" here, and
+    other_bases() says what it is."""
+    return {n: (r if b == MAIN_BASE else "other", k) for n, r, k, b in variant_list()}
+
+
+def other_bases(boots_or_doc):
+    """{base: (base variant, series variant)} for every kernel base but
+    6.1 that a document (or a list of boot names) has both kernels of."""
+    names = boots(boots_or_doc) if isinstance(boots_or_doc, dict) else boots_or_doc
+    have = set(names)
+    out = {}
+    for base in dict.fromkeys(b for _, _, _, b in variant_list() if b != MAIN_BASE):
+        kernels = {r: n for n, r, _, b in variant_list() if b == base and n in have}
+        if "base" in kernels and "series" in kernels:
+            out[base] = (kernels["base"], kernels["series"])
+    return out
 
 
 def _rank(variant):
     role, k = variant_roles().get(variant, ("study", 0))
-    return ({"base": 0, "partial": 1, "series": 2}.get(role, 3), k)
+    return ({"base": 0, "partial": 1, "series": 2, "other": 3}.get(role, 4), k)
 
 
 def roles(boots_or_doc):

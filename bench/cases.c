@@ -439,12 +439,16 @@ const struct bench_case bench_cases[] = {
 	 * Name lengths (the NUL not counted): patch 5 keeps names of up to
 	 * 159 bytes in struct filename's own 192-byte object; 160 and more
 	 * go to a PATH_MAX buffer; 4095 is the longest name there is and
-	 * 4096 fails with ENAMETOOLONG.
+	 * 4096 fails with ENAMETOOLONG.  "stat" itself is a 13-byte name;
+	 * 64, 161 and 255 bytes fill in the curve either side of the edge.
 	 */
 	ROW("open", "openat(path)+close", "raw", body_open_close, T_PATH, 0, 0, 0, 0,
 	    "namelen p5"),
+	LONGNAME("stat.name64", "newfstatat(path)", body_newfstatat, 0, 64, ""),
 	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " p5"),
 	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " p5"),
+	LONGNAME("stat.name161", "newfstatat(path)", body_newfstatat, 0, 161, ""),
+	LONGNAME("stat.name255", "newfstatat(path)", body_newfstatat, 0, 255, ""),
 	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " p5"),
 	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " p5"),
 	LONGNAME("stat.name4096", "newfstatat(path)", body_newfstatat, 0, 4096, ""),

@@ -2,7 +2,8 @@
 # run.sh - the benchmark run: boot each variant, run every file-system
 # configuration in it, merge the results, write figures and a report.
 #
-# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-g 0|1] [-m cost|time] [-j N] [-o RUNDIR] [VARIANT...]
+# Usage: bench/run.sh [-q 0|1] [-t 0|1] [-g 0|1] [-m cost|time] [-j N] [-o RUNDIR]
+#                     [-x 'VARIANT...'] [VARIANT...]
 #   VARIANT... defaults to the kernels the tables compare, in order
 #   (vm/variants.sh measured: the base, the partial series, the series)
 #   -q 1   QUICK: main masks only, no netem, Debian's default command line,
@@ -16,11 +17,16 @@
 #          every results file carries a warning
 #   -j N   guests at once (cost mode: one per core, at most one per 5 GiB
 #          of free memory; time mode: always 1)
+#   -x     kernels of another base set beside these (make bench: 6.12's
+#          base and series, vm/variants.sh measured 6.12): the benchmark
+#          on every file system, with -q 0 init_on_alloc=0, with traces
+#          the instruction mix, and the conformance suite
 # Without -q 1 each variant also boots with init_on_alloc=0 (ext4 and
 # tmpfs: the zeroing it turns off is getname()'s, on every file system).
 # With traces, the btf variant's probe study (fentry/fexit).  Then the
 # conformance suite on each variant but the partial series, the scaling
-# study and (with traces) the real clients on the whole series.
+# study and (with traces) the real clients on the whole series, and the
+# name lengths of real programs on the base kernel.
 # Results: results/<run-id>/ (results/latest points at the newest).
 #
 # Every boot is a job; in cost mode jobs run side by side, since a cost
@@ -30,9 +36,10 @@
 set -eu -o pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-QUICK=0 TRACE=1 GATE=0 MODE=cost RUNDIR='' JOBS=''
-while getopts q:t:g:m:j:o: opt; do
+QUICK=0 TRACE=1 GATE=0 MODE=cost RUNDIR='' JOBS='' BESIDE=''
+while getopts q:t:g:m:j:o:x: opt; do
 	case $opt in
+	x) BESIDE=$OPTARG ;;
 	q) QUICK=$OPTARG ;;
 	g) GATE=$OPTARG ;;
 	t) TRACE=$OPTARG ;;
@@ -115,6 +122,23 @@ for v in "$@"; do
 			"$RUNDIR/traces/$v" "traces/guest-traces.sh /mnt/io $v"
 	fi
 done
+# Another base's kernels (-x): what its base and its series do with the
+# same cases, in the same run.  Not in the gate's run, which compares the
+# two kernels it is given.
+[ "$GATE" = 1 ] && BESIDE=''
+for v in $BESIDE; do
+	add_job $((QUICK == 1 ? 30 : 200)) "bench $v" bench "$v" "" 3000 "$RUNDIR/guest/$v" \
+		"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
+	if [ "$QUICK" != 1 ]; then
+		add_job 50 "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
+			"$RUNDIR/guest/$v.ioa0" "$tcg DISPATCH=0 bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
+		add_job 50 "conformance $v" conformance "$v" "" 2400 "$RUNDIR/conformance/$v" \
+			tests/guest/conformance.sh
+	fi
+	if [ "$TRACE" = 1 ]; then
+		add_job 90 "mix $v" mix "$v" "" 1800 "$RUNDIR/mix/$v" ""
+	fi
+done
 if [ "$QUICK" != 1 ]; then
 	# Path depth, directory size, cold and hot, ls -l, fio's filestat; then
 	# the ls -l passes on NFS without an attribute cache (DONT_SYNC).
@@ -128,6 +152,17 @@ if [ "$QUICK" != 1 ]; then
 		add_job 50 "bench $v init_on_alloc=0" bench "$v" init_on_alloc=0 3000 \
 			"$RUNDIR/guest/$v.ioa0" "$tcg DISPATCH=0 bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK local"
 	done
+	# How long the names real programs pass are (find, ls -lR, du, git,
+	# a compile, python imports), traced on the base kernel, whose first
+	# copy takes the whole name (traces/guest-names.sh).
+	if [ "$TRACE" = 1 ] && [ "$GATE" != 1 ]; then
+		for v in "$@"; do
+			[ "$("$ROOT/vm/variants.sh" role "$v")" = base ] || continue
+			add_job 180 "names $v" names "$v" "" 2400 "$RUNDIR/names" \
+				"traces/guest-names.sh /mnt/io"
+			break
+		done
+	fi
 	# ls -l, ls --color, stat --cached, find, du: their calls and masks
 	# from the series' events, their cost, their RPCs.
 	if [ "$TRACE" = 1 ] && [ "$GATE" != 1 ]; then
@@ -258,6 +293,10 @@ $PY "$ROOT/analysis/drift.py" "$RUNDIR/results.json" -o "$RUNDIR/drift.json" |
 if [ -d "$RUNDIR/mix" ]; then
 	$PY "$ROOT/analysis/mix.py" "$RUNDIR/mix" -o "$RUNDIR/mix.json" | sed 's/^/[bench] /' ||
 		echo "[bench] WARNING: no instruction mix (analysis/mix.py failed)" >&2
+fi
+if [ -d "$RUNDIR/names" ]; then
+	$PY "$ROOT/analysis/name_mix.py" "$RUNDIR/names" -o "$RUNDIR/name_lengths.json" |
+		sed 's/^/[bench] /' || echo "[bench] WARNING: no name lengths (analysis/name_mix.py failed)" >&2
 fi
 $PY "$ROOT/analysis/report.py" "$RUNDIR/results.json" -o "$RUNDIR/report"
 echo "[bench] done in $(($(date +%s) - t0)) s"

@@ -1,20 +1,38 @@
 #!/bin/bash
-# check-patches.sh - the series applies in order to a fresh linux-source-6.1,
-# every patch is checkpatch --strict clean, and with every prefix of the
-# series each C file it touches compiles with the kernel's own flags (each
-# patch builds alone).
+# check-patches.sh [BASE] - a series applies in order to a fresh
+# linux-source-BASE, every patch is checkpatch --strict clean, and with
+# every prefix of the series each C file it touches compiles with the
+# kernel's own flags (each patch builds alone).
+#   BASE 6.1 (default): patches/series on the stock variant's tree
+#   BASE 6.12: patches/6.12/series on stock-6.12's; its tree need not be
+#   built: the objects the series touches are built in it first
+#   (vm/kbuild.sh --objs), for their flags
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SRC=$("$ROOT/vm/kbuild.sh" --src stock)
-TREE=$("$ROOT/vm/kbuild.sh" --tree stock)
-[ -d "$SRC" ] || { echo "no extracted source: run 'make kernel VARIANT=stock'"; exit 1; }
-mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
-[ ${#series[@]} -gt 0 ] || { echo "patches/series is empty"; exit 1; }
+BASE=${1:-6.1}
+if [ "$BASE" = 6.1 ]; then
+	PDIR=$ROOT/patches STOCK=stock
+else
+	PDIR=$ROOT/patches/$BASE STOCK=stock-$BASE
+fi
+[ -f "$PDIR/series" ] || { echo "no series for base $BASE: $PDIR/series"; exit 1; }
+SRC=$("$ROOT/vm/kbuild.sh" --src "$STOCK")
+TREE=$("$ROOT/vm/kbuild.sh" --tree "$STOCK")
+mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PDIR/series")
+[ ${#series[@]} -gt 0 ] || { echo "$PDIR/series is empty"; exit 1; }
+files=$(cat "${series[@]/#/$PDIR/}" | sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' | sort -u)
+csrcs=$(echo "$files" | grep '\.c$' || true)
+if [ "$BASE" != 6.1 ]; then
+	# The unpatched tree, configured, with the series' objects built:
+	# their .cmd files hold the flags.  Quick when the tree is built.
+	mapfile -t objs <<<"$csrcs"
+	"$ROOT/vm/kbuild.sh" --objs "$STOCK" "${objs[@]/%.c/.o}"
+fi
+[ -d "$SRC" ] || { echo "no extracted source: run 'make kernel VARIANT=$STOCK'"; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # A scratch copy of the files the series touches, from the tarball's tree.
-files=$(cat "${series[@]/#/$ROOT/patches/}" | sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' | sort -u)
 for f in $files fs/internal.h fs/mount.h; do
 	if [ -f "$SRC/$f" ]; then
 		mkdir -p "$work/$(dirname "$f")"
@@ -35,31 +53,29 @@ compile_cmd() { # compile_cmd fs/stat.c
 	cmd=${cmd/ -c -o $o $c/}
 	echo "$cmd"
 }
-csrcs=$(echo "$files" | grep '\.c$' || true)
-
 rc=0
 i=0
 for p in "${series[@]}"; do
 	i=$((i + 1))
-	if ! (cd "$work" && patch -p1 -s --batch <"$ROOT/patches/$p"); then
+	if ! (cd "$work" && patch -p1 -s --batch <"$PDIR/$p"); then
 		echo "FAIL: patch $i ($p) does not apply on top of the $((i - 1)) before it"
 		exit 1
 	fi
 	echo "applies: $i/${#series[@]} $p"
-	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict "$ROOT/patches/$p" 2>&1 | grep '^total:')
+	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict "$PDIR/$p" 2>&1 | grep '^total:')
 	case $out in
 	"total: 0 errors, 0 warnings, 0 checks,"*) echo "checkpatch --strict: clean ($out)" ;;
 	*) echo "FAIL: checkpatch --strict on $p: $out"; rc=1 ;;
 	esac
-	grep -q '^Signed-off-by: ' "$ROOT/patches/$p" || { echo "FAIL: $p has no Signed-off-by"; rc=1; }
-	if grep -q '@@COST_' "$ROOT/patches/$p"; then
+	grep -q '^Signed-off-by: ' "$PDIR/$p" || { echo "FAIL: $p has no Signed-off-by"; rc=1; }
+	if grep -q '@@COST_' "$PDIR/$p"; then
 		echo "FAIL: $p still has a placeholder for its measured numbers"
 		rc=1
 	fi
 	# Every C file the series touches, patched so far or not yet.
 	for c in $csrcs; do
 		if ! cmd=$(compile_cmd "$c"); then
-			echo "FAIL: no built stock tree to take ${c%.c}.o's flags from"
+			echo "FAIL: no built $STOCK tree to take ${c%.c}.o's flags from"
 			rc=1
 			continue
 		fi

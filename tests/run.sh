@@ -52,6 +52,8 @@ patches() {
 	step patches
 	check "patches: series applies in order to fresh linux-source-6.1, checkpatch --strict clean, each patch compiles" \
 		tests/check-patches.sh
+	check "patches: the 6.12 series applies to fresh linux-source-6.12, checkpatch --strict clean, each patch compiles" \
+		tests/check-patches.sh 6.12
 }
 
 kernels() {

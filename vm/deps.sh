@@ -4,8 +4,9 @@
 set -eu
 
 PACKAGES=(
-	# the kernel and its configuration
-	linux-source-6.1 linux-config-6.1
+	# the kernels and their configurations: Debian 12's 6.1, the study's
+	# base, and Debian 13's 6.12 beside it
+	linux-source-6.1 linux-config-6.1 linux-source-6.12 linux-config-6.12
 	# building it
 	build-essential flex bison bc libelf-dev libssl-dev openssl dwarves
 	cpio xz-utils rsync kmod

@@ -5,9 +5,16 @@
 #        vm/kbuild.sh --dir VARIANT    print where VARIANT's kernel lives
 #        vm/kbuild.sh --src VARIANT    print the unpatched source tree
 #        vm/kbuild.sh --tree VARIANT   print VARIANT's built tree
+#        vm/kbuild.sh --objs VARIANT OBJ...
+#                                      patch and configure VARIANT's tree
+#                                      and build only OBJ (fs/stat.o ...):
+#                                      a series' compile check without a
+#                                      cold build of the whole kernel
 #
-# A variant (vm/variants/VARIANT.conf) is a patch list and config fragments;
-# the source is Debian's /usr/src/linux-source-6.1.tar.xz, or KSRC=/path.
+# A variant (vm/variants/VARIANT.conf) is a base, a patch list and config
+# fragments.  BASE (default 6.1) names Debian's linux-source-BASE tarball
+# and the linux-config-BASE cloud-amd64 config it is built with; KSRC=/path
+# replaces the tarball (a maintainer's tree of that base).
 #
 #   $KCACHE/src/<ver>/              the extracted tarball, never modified
 #   $KCACHE/trees/<src>-<frags>/    one build tree per source and config
@@ -24,8 +31,6 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KCACHE=${KCACHE:-$HOME/.cache/statx-study}
 JOBS=${JOBS:-$(nproc)}
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-DEBCONFIG=/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz
 # Bump when the way a tree is configured or built changes.
 RECIPE=3
 
@@ -34,17 +39,24 @@ die() { printf '[kernel %s] error: %s\n' "${VARIANT:-?}" "$*" >&2; exit 1; }
 
 mode=build
 case ${1:-} in
---dir | --src | --tree)
+--dir | --src | --tree | --objs)
 	mode=${1#--}
 	shift
 	;;
 esac
-VARIANT=${1:?usage: kbuild.sh [--dir] VARIANT}
+VARIANT=${1:?usage: kbuild.sh [--dir|--src|--tree|--objs] VARIANT [OBJ...]}
+shift
+OBJS=("$@")
+if [ "$mode" = objs ] && [ ${#OBJS[@]} -eq 0 ]; then
+	die "--objs wants the objects to build (fs/stat.o ...)"
+fi
 VCONF=$ROOT/vm/variants/$VARIANT.conf
 [ -f "$VCONF" ] || die "no variant '$VARIANT' (have: $(cd "$ROOT/vm/variants" && echo *.conf | sed 's/\.conf//g'))"
-SERIES='' SERIES_UPTO='' EXTRA_PATCHES='' FRAGMENTS=base
+BASE=6.1 SERIES='' SERIES_UPTO='' EXTRA_PATCHES='' FRAGMENTS=base
 # shellcheck source=/dev/null
 . "$VCONF"
+TARBALL=/usr/src/linux-source-$BASE.tar.xz
+DEBCONFIG=/usr/src/linux-config-$BASE/config.amd64_none_cloud-amd64.xz
 
 if [ -n "${KSRC:-}" ]; then
 	KSRC=$(cd "$KSRC" && pwd) || die "KSRC=$KSRC is not a directory"
@@ -54,7 +66,8 @@ if [ -n "${KSRC:-}" ]; then
 	srcid=ksrc-$(printf '%s' "$KSRC" | sha256sum | cut -c1-12)
 else
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
-	srcid=debian-$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	srcid=debian-$(dpkg-query -W -f='${Version}' "linux-source-$BASE")
+	srcid=${srcid%%~*} # 6.12.118-1~deb12u1: the backport suffix says nothing
 fi
 TREE=$KCACHE/trees/$srcid-$(echo "$FRAGMENTS" | tr ' ' '+')
 OUT=$KCACHE/kernels/$srcid-$VARIANT
@@ -103,7 +116,7 @@ inputs_hash() {
 	} | sha256sum | cut -c1-16
 }
 want=$(inputs_hash)
-if [ -f "$OUT/bzImage" ] && [ "$(cat "$OUT/inputs" 2>/dev/null)" = "$want" ]; then
+if [ "$mode" = build ] && [ -f "$OUT/bzImage" ] && [ "$(cat "$OUT/inputs" 2>/dev/null)" = "$want" ]; then
 	stage "up to date: $OUT/bzImage ($(cat "$OUT/release"))"
 	exit 0
 fi
@@ -123,7 +136,7 @@ if [ -z "${KSRC:-}" ]; then
 		rm -rf "$PRISTINE.tmp"
 		mkdir -p "$PRISTINE.tmp"
 		tar -C "$PRISTINE.tmp" -xf "$TARBALL"
-		mv "$PRISTINE.tmp/linux-source-6.1" "$PRISTINE"
+		mv "$PRISTINE.tmp/linux-source-$BASE" "$PRISTINE"
 		rmdir "$PRISTINE.tmp"
 	fi
 fi
@@ -207,6 +220,15 @@ bad=$(cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)' | tac |
 done)
 [ -z "$bad" ] || die "config fragment lines Kconfig did not keep:
 $bad"
+
+if [ "$mode" = objs ]; then
+	stage "building ${OBJS[*]} only"
+	export KBUILD_BUILD_USER=statx KBUILD_BUILD_HOST=study
+	make -j"$JOBS" "${OBJS[@]}" >"$work/objs.log" 2>&1 ||
+		{ tail -n 40 "$work/objs.log" >&2; die "building ${OBJS[*]} failed"; }
+	stage "built ${OBJS[*]} in $TREE"
+	exit 0
+fi
 
 # --- stage: build ----------------------------------------------------------
 # A line a minute while make runs: kbuild's steps done (the log's quiet

@@ -3,9 +3,12 @@
 # the one place a variant's role is decided, for the Makefile, bench/run.sh
 # and the analysis (analysis/statx_results.py roles()).
 #
-# Usage: vm/variants.sh list       a line per variant: NAME ROLE PATCHES
-#        vm/variants.sh measured   the variants make bench measures, in
-#                                  order: base, partials, series
+# Usage: vm/variants.sh list       a line per variant: NAME ROLE PATCHES BASE
+#        vm/variants.sh measured [BASE]
+#                                  the variants make bench measures on BASE
+#                                  (default 6.1), in order: base, partials,
+#                                  series
+#        vm/variants.sh bases      every BASE but 6.1 that has variants
 #        vm/variants.sh role NAME  NAME's role
 #
 # Roles: a variant built from the measurement config alone (FRAGMENTS
@@ -14,14 +17,16 @@
 # Any other variant (extra config fragments, a test patch) is "study":
 # built for one question (probes, BTF, AFS, the regression gate), never
 # one of the kernels the tables compare.  PATCHES is how many patches of
-# the series it carries.
+# the series it carries.  BASE is the Debian kernel source it is built
+# from (linux-source-BASE): 6.1, the study's own, or a later one (6.12)
+# whose base and series the report sets beside 6.1's.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
-# describe CONF: "ROLE PATCHES" for one variant file.
+# describe CONF: "ROLE PATCHES BASE" for one variant file.
 describe() {
-	local SERIES="" SERIES_UPTO="" EXTRA_PATCHES="" FRAGMENTS="" total=0
+	local BASE=6.1 SERIES="" SERIES_UPTO="" EXTRA_PATCHES="" FRAGMENTS="" total=0
 	# shellcheck disable=SC1090 # a variant file: KEY=VALUE lines
 	. "$1"
 	if [ -n "$SERIES" ]; then
@@ -29,13 +34,13 @@ describe() {
 	fi
 	local n=${SERIES_UPTO:-$total}
 	if [ "$FRAGMENTS" != base ] || [ -n "$EXTRA_PATCHES" ]; then
-		echo "study $n"
+		echo "study $n $BASE"
 	elif [ -z "$SERIES" ]; then
-		echo "base 0"
+		echo "base 0 $BASE"
 	elif [ -n "$SERIES_UPTO" ]; then
-		echo "partial $n"
+		echo "partial $n $BASE"
 	else
-		echo "series $n"
+		echo "series $n $BASE"
 	fi
 }
 
@@ -52,9 +57,13 @@ list)
 	;;
 measured)
 	# base first, then partials by patch count, then the series.
-	list | awk '$2 == "base" { print 0, $3, $1 } $2 == "partial" { print 1, $3, $1 }
+	list | awk -v b="${2:-6.1}" '$4 != b { next }
+		$2 == "base" { print 0, $3, $1 } $2 == "partial" { print 1, $3, $1 }
 		$2 == "series" { print 2, $3, $1 }' | sort -k1,1n -k2,2n | awk '{ print $3 }' |
 		paste -sd' '
+	;;
+bases)
+	list | awk '$4 != "6.1" && !seen[$4]++ { print $4 }' | sort -V | paste -sd' '
 	;;
 role)
 	[ $# -eq 2 ] || { echo "usage: vm/variants.sh role NAME" >&2; exit 2; }
@@ -63,7 +72,7 @@ role)
 	describe "$ROOT/vm/variants/$2.conf" | cut -d' ' -f1
 	;;
 *)
-	echo "usage: vm/variants.sh list | measured | role NAME" >&2
+	echo "usage: vm/variants.sh list | measured [BASE] | bases | role NAME" >&2
 	exit 2
 	;;
 esac

@@ -1063,11 +1063,18 @@ def test_roles_come_from_the_variant_files(doc, monkeypatch):
     out = subprocess.run([str(sr.VARIANTS_SH), "list"], capture_output=True, text=True,
                          check=True).stdout
     listed = {line.split()[0]: line.split()[1:] for line in out.splitlines()}
-    assert listed["stock"] == ["base", "0"] and listed["series3"] == ["partial", "3"]
-    assert listed["patched"] == ["series", "5"] and listed["btf"][0] == "study"
-    ro = sr.roles(["btf", "patched", "stock", "series3", "stock [init_on_alloc=0]"])
+    assert listed["stock"] == ["base", "0", "6.1"] and listed["series3"] == ["partial", "3", "6.1"]
+    assert listed["patched"] == ["series", "5", "6.1"] and listed["btf"][0] == "study"
+    assert listed["stock-6.12"] == ["base", "0", "6.12"]
+    assert listed["patched-6.12"] == ["series", "2", "6.12"]
+    # 6.12's kernels stand beside 6.1's and never take their roles.
+    ro = sr.roles(["btf", "stock-6.12", "patched-6.12", "patched", "stock", "series3",
+                   "stock [init_on_alloc=0]"])
     assert (ro.base, ro.last_partial, ro.series) == ("stock", "series3", "patched")
     assert ro.measured == ["stock", "series3", "patched"]
+    assert sr.other_bases(["stock-6.12", "patched-6.12", "stock"]) == {
+        "6.12": ("stock-6.12", "patched-6.12")}
+    assert sr.other_bases(["stock-6.12", "stock"]) == {}
     roles = dict(sr.variant_roles(), series2=("partial", 2))
     monkeypatch.setattr(sr, "variant_roles", lambda: roles)
     d = copy.deepcopy(doc)
@@ -1259,3 +1266,63 @@ def test_patch_numbers_add_modeled_cycles_where_the_mix_has_both_kernels(doc):
     # A kernel the mix never ran: instructions only.
     m["variants"].pop("stock")
     assert "modeled cycles" not in patch_numbers.block(doc, spec, m)
+
+
+def test_bases_section_reads_each_fd_path_against_its_own_kernels_fstat(doc):
+    """6.12's kernels stand beside 6.1's: each descriptor path is its
+    excess over raw fstat() in its own kernel; a change is marked when it
+    is inside the gate's rule; without 6.12 the section says so."""
+    import bases
+    from md import Report
+    assert "No second kernel base" in bases.section(Report(doc), doc=None)
+    d = copy.deepcopy(doc)
+    d["configs"] += [
+        make_config("stock-6.12", "ext4", [make_case("fstat", 1000.0),
+                                            make_case("fstatat.empty", 1030.0),
+                                            make_case("stat", 7000.0)]),
+        make_config("patched-6.12", "ext4", [make_case("fstat", 1020.0),
+                                              make_case("fstatat.empty", 1051.0),
+                                              make_case("stat", 3500.0)])]
+    r = Report(d)
+    assert [k for k in bases.kernels(r)] == [("6.1", "stock", "patched"),
+                                             ("6.12", "stock-6.12", "patched-6.12")]
+    assert bases.ratio(r, "stock-6.12", "fstatat.empty") == pytest.approx(1.03)
+    text = bases.section(r, doc=None)
+    assert "1,030 (+3.0%)" in text and "1,051 (+3.0%)" in text
+    # patched's fstatat.empty (1160) against fstat (1149): +1.0%.
+    assert "1,160 (+1.0%)" in text
+    # stat: -50.00% on 6.12, beyond any rule; 6.1's stock and patched stat
+    # differ by 2 instructions, inside stat's measured run-to-run move.
+    assert "-50.00%" in text and "+0.03% (noise)" in text
+    assert "–" in text  # cases a kernel did not run
+
+
+def test_name_lengths_parse_and_weigh(tmp_path, doc):
+    """name_mix.py: each workload's programs' names by length (a name cut
+    at the trace's limit counts as that long), and the series' change per
+    name weighed by them, linear between measured name lengths."""
+    import name_mix
+    from md import Report
+    (tmp_path / "names.bt").write_text(
+        "Attaching 2 probes...\n@n[find, stdio.h]: 3\n@n[find, a, b]: 1\n"
+        f"@n[ls, {'x' * 199}]: 2\n@n[cc1, {'y' * 160}]: 1\n@n[grep, z]: 9\n")
+    (tmp_path / "workloads").write_text("find|find|0|find /usr\nbuild|ls cc1|1|make\n")
+    d = name_mix.parse(tmp_path)
+    f, b = d["workloads"]
+    assert (f["names"], f["inline"], f["longest"], f["cut"]) == (4, 4, 7, 0)
+    assert f["hist"] == {"4": 1, "7": 3}
+    assert (b["names"], b["inline"], b["longest"], b["cut"], b["status"]) == (3, 0, 199, 2, 1)
+    (tmp_path / "workloads").write_text("none|nosuch|0|true\n")
+    with pytest.raises(name_mix.NamesError, match="none"):
+        name_mix.parse(tmp_path)
+    pts = [(13, -3900.0), (159, -3900.0), (160, 650.0), (1024, 650.0)]
+    assert name_mix.at(pts, 5) == -3900.0 and name_mix.at(pts, 2000) == 650.0
+    assert name_mix.at(pts, 592) == pytest.approx(650.0)
+    assert name_mix.weighted(pts, {"10": 3, "160": 1}) == pytest.approx((-3 * 3900 + 650) / 4)
+    dd = copy.deepcopy(doc)
+    dd["configs"][1]["cases"].append(make_case("stat.name160", 8500.0))
+    dd["configs"][2]["cases"].append(make_case("stat.name160", 9100.0))
+    c = name_mix.curve(Report(dd), "stock", "patched")
+    assert c == [(13, 2.0), (160, 600.0)]
+    text = name_mix.table(Report(dd), [("stock", "patched", "t")], d)
+    assert "| build | 3 | 0.00% | 199+ | +600 |" in text

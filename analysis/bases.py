@@ -1,0 +1,226 @@
+"""6.1 and 6.12: the study's base and series beside Debian 13's kernel and
+the series carried to it (vm/variants.sh bases), measured in the same run.
+
+6.12 holds upstream's own versions of the 6.1 series' patches 2-4 (the
+fstatat "" check of 6.6, the statx NULL/"" fast path of 6.11), so its
+stock kernel is upstream's design and patched-6.12 adds only the events
+and the small struct filename (patches/6.12/).  Each descriptor path is
+read as its ratio to raw fstat() within its own kernel: what the path
+adds to the call it stands for, free of what differs between the two
+kernels' entry code, LSM stack and getattr."""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import compare  # noqa: E402
+import cycles  # noqa: E402
+import mix  # noqa: E402
+import name_mix  # noqa: E402
+import statx_results as sr  # noqa: E402
+from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
+
+SECTION = ("bases", "6.1 and 6.12")
+
+# Descriptor paths against raw fstat(), within one kernel.
+FD_PATHS = ("glibc.fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null")
+# By path, and the names either side of struct filename's 160 bytes.
+PATH_CASES = ("stat", "statx.BASIC_STATS", "open")
+NAMES = ("stat", "stat.name64", "stat.name159", "stat.name160", "stat.name161",
+         "stat.name255", "stat.name1024", "stat.name4095")
+# How many functions a per-function comparison lists.
+TOP = 8
+
+
+def kernels(r):
+    """[(base name, its base kernel, its series kernel)]: 6.1 first, then
+    every other base the run has both kernels of."""
+    out = []
+    if r.roles.base and r.roles.series:
+        out.append((sr.MAIN_BASE, r.roles.base, r.roles.series))
+    out += [(b, k0, k1) for b, (k0, k1) in sr.other_bases(r.boots).items()]
+    return out
+
+
+def _noise(r, a, b, label):
+    """Marks a change inside the regression gate's rule for the case."""
+    if a is None or b is None or a["ret"] < 0 or b["ret"] < 0:
+        return ""
+    v = compare.judge(a, b, label, r.mode, 0.0, 0.01, compare.spreads())[2]
+    return "" if v in ("regressed", "improved") else " (noise)"
+
+
+def _change(r, a, b, label):
+    if a is None or b is None:
+        return "–"
+    if a["ret"] < 0 or b["ret"] < 0:
+        return f"{a.get('errno') or 'ok'} → {b.get('errno') or 'ok'}" if a["ret"] != b["ret"] \
+            else "–"
+    return pct(b["median"], a["median"]) + _noise(r, a, b, label)
+
+
+def _val(c):
+    if c is None:
+        return "–"
+    return fmt(c["median"]) + (f" ({c['errno']})" if c["ret"] < 0 else "")
+
+
+def ratio(r, boot, name, label="ext4"):
+    """A descriptor path's cost over raw fstat()'s in the same kernel."""
+    a, b = r.case(boot, label, "fstat"), r.case(boot, label, name)
+    if a is None or b is None or b["ret"] < 0 or not a["median"]:
+        return None
+    return b["median"] / a["median"]
+
+
+def fd_table(r, ks, label="ext4", suffix=""):
+    head = ["call (ext4)"] + [f"{k}{suffix}" for _, k0, k1 in ks for k in (k0, k1)]
+    rows = []
+    for name in ("fstat",) + FD_PATHS:
+        c = next((r.case(k, label, name) for _, k0, _ in ks for k in (k0,)
+                  if r.case(k, label, name)), None)
+        if c is None:
+            continue
+        row = [f"`{name}` {c['call']}"]
+        for _, k0, k1 in ks:
+            for k in (k0, k1):
+                kb = f"{k}{suffix}"
+                v, q = r.case(kb, label, name), ratio(r, kb, name, label)
+                if v is None:
+                    row.append("–")
+                elif name == "fstat":
+                    row.append(fmt(v["median"]))
+                elif q is None:
+                    row.append(_val(v))
+                else:
+                    row.append(f"{fmt(v['median'])} ({(q - 1) * 100:+.1f}%)")
+        rows.append(row)
+    return md_table(head, rows)
+
+
+def cases_table(r, ks, names, label, suffix=""):
+    head = ["case"]
+    for _, k0, k1 in ks:
+        head += [f"{k0}{suffix}", f"{k1}{suffix}", "change"]
+    rows = []
+    for name in names:
+        cs = [(r.case(f"{k0}{suffix}", label, name), r.case(f"{k1}{suffix}", label, name))
+              for _, k0, k1 in ks]
+        if not any(a or b for a, b in cs):
+            continue
+        row = [f"`{name}`"]
+        for a, b in cs:
+            row += [_val(a), _val(b), _change(r, a, b, label)]
+        rows.append(row)
+    return md_table(head, rows)
+
+
+def _functions(m):
+    return dict(map(tuple, m.get("functions") or []))
+
+
+def function_diff(doc, a, b, case, label="ext4", top=TOP):
+    """The functions whose instruction counts differ most between kernel
+    a and kernel b for one case: [(function, count on a, count on b)]."""
+    ma, mb = mix._get(doc, (a, case), label), mix._get(doc, (b, case), label)
+    if not ma or not mb:
+        return []
+    fa, fb = _functions(ma), _functions(mb)
+    names = sorted(set(fa) | set(fb), key=lambda f: (-abs(fb.get(f, 0) - fa.get(f, 0)), f))
+    return [(f, fa.get(f, 0), fb.get(f, 0)) for f in names[:top] if fa.get(f, 0) != fb.get(f, 0)]
+
+
+def cycles_table(r, ks, doc, model, label="ext4"):
+    core = "zen5" if "zen5" in model["cores"] else sorted(model["cores"])[0]
+    head = ["call (ext4)"] + [k for _, k0, k1 in ks for k in (k0, k1)]
+    rows = []
+    for name in ("fstat",) + FD_PATHS + ("stat",):
+        row, any_ = [f"`{name}`"], False
+        for _, k0, k1 in ks:
+            for k in (k0, k1):
+                m = mix._get(doc, (k, name), label)
+                if not m:
+                    row.append("–")
+                    continue
+                lo, hi, _ = cycles.weigh(m, core, model, f"{k}/{name}")
+                row.append(f"{fmt(m['total'])}: {fmt(lo)}–{fmt(hi)}")
+                any_ = True
+        if any_:
+            rows.append(row)
+    return core, md_table(head, rows)
+
+
+def name_pairs(r, ks):
+    """(before, after, title): struct filename's own change on 6.1 (the
+    last partial series against the whole), and each other base's series
+    against its base."""
+    out = []
+    if r.roles.last_partial and r.roles.series:
+        out.append((r.roles.last_partial, r.roles.series,
+                    f"{sr.MAIN_BASE}, patch 5 ({r.roles.last_partial} → {r.roles.series})"))
+    out += [(k0, k1, f"{b}, {k0} → {k1}") for b, k0, k1 in ks[1:]]
+    return out
+
+
+def names_text(r, ks, names=None):
+    return ("How long the names are that real programs pass (traces/name_lengths.bt on "
+            f"{r.roles.base}, `make names`), and the series' change to stat() weighed by "
+            "them: each name length's change read from the stat() cases by name length "
+            "(linear between measured lengths), in instructions per name copied.\n\n"
+            + name_mix.table(r, name_pairs(r, ks), names))
+
+
+def section(r, doc=None, model=None, names=None):
+    ks = kernels(r)
+    if len(ks) < 2:
+        return ("No second kernel base in these results (`make bench` boots 6.12's base "
+                "and series beside 6.1's: vm/variants.sh bases).\n")
+    doc = doc if doc is not None else mix.load_mix()
+    out = [f"Every kernel of this section booted in the same run ({r.doc.get('run_id', '?')}), "
+           f"{r.unit_text()}.  6.1: Debian 12's kernel, {ks[0][1]} and {ks[0][2]} (the study's "
+           "series); " + "; ".join(f"{b}: Debian's linux-source-{b}, {k0} and {k1} "
+                                   f"(patches/{b}/series)" for b, k0, k1 in ks[1:]) +
+           ".  A change marked (noise) is inside the regression gate's rule for the case "
+           "(analysis/compare.py).", "",
+           "### Descriptor paths against raw fstat() in the same kernel", "",
+           fd_table(r, ks), "",
+           f"The same with `{IOA0}`:", "", fd_table(r, ks, suffix=f" [{IOA0}]"), "",
+           "### Calls by path and name lengths, each base's series against its base", "",
+           cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4"), "",
+           f"With `{IOA0}`:", "", cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4",
+                                               suffix=f" [{IOA0}]"), "",
+           "### How long names are", "", names_text(r, ks, names), ""]
+    if doc is not None:
+        model = model or cycles.load()
+        core, table = cycles_table(r, ks, doc, model)
+        out += ["### The instruction mix: counted and modeled cycles", "",
+                f"One call's instructions (QEMU's log, `make mix`) and {core} cycles modeled "
+                f"from its mix (`analysis/cycle_model.json`, {mix.UNSEEN_SHORT}).", "",
+                table, ""]
+        pairs = [(ks[0][2], k0) for _, k0, _ in ks[1:]]
+        for name in ("fstatat.empty", "statx.fd.null", "fstat"):
+            for a, b in pairs:
+                rows = function_diff(doc, a, b, name)
+                if not rows:
+                    continue
+                out += [f"`{name}`: the functions whose counts differ most, our 6.1 series "
+                        f"({a}) against upstream's {b}:", "",
+                        md_table(["function", a, b, "difference"],
+                                 [[f"`{f}`", fmt(x), fmt(y), f"{y - x:+,}"] for f, x, y in rows]),
+                        ""]
+    return "\n".join(out)
+
+
+def brief(r, doc=None, names=None):
+    ks = kernels(r)
+    if len(ks) < 2:
+        return section(r, doc, names=names)
+    out = [f"Run {r.doc.get('run_id', '?')}, {r.unit_text()}; a descriptor path's cost with its "
+           "excess over raw fstat() in its own kernel (ext4):", "", fd_table(r, ks), "",
+           "By path and by name length, each base's series against its base ((noise): inside "
+           "the gate's rule):", "",
+           cases_table(r, ks, ("stat", "statx.BASIC_STATS", "stat.name159", "stat.name160",
+                               "stat.name1024"), "ext4"), "",
+           names_text(r, ks, names), "",
+           f"init_on_alloc=0, the instruction mix with modeled cycles and the functions "
+           f"behind the differences: {TABLES_LINK}."]
+    return "\n".join(out)
