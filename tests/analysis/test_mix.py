@@ -75,6 +75,16 @@ def test_missing_disassembly_names_the_case():
         tmix.Reader().extract(lines, BEGIN, END, "ext4/stat")
 
 
+def test_a_window_with_an_undisassembled_block_is_dropped_and_named():
+    """One window runs a TB no log disassembles: that window cannot be
+    counted and is dropped, the others kept; all of them: an error."""
+    lines = log(2)
+    ends = [i for i, x in enumerate(lines) if x == run(END)]
+    lines.insert(ends[-1], run(0x999000))
+    doc = tmix.Reader().extract(lines, BEGIN, END, "nfs3.actimeo0/stat")
+    assert len(doc["windows"]) == 1 and doc["dropped"] == ["0x999000 (flags 18c0c2b0, cflags ff020200)"]
+
+
 def test_stopped_block_is_not_counted():
     lines = log(1)
     i = lines.index(run(SYS + 9))
