@@ -161,12 +161,72 @@ def name_pairs(r, ks):
     return out
 
 
+def edge_text(r, ks, names=None):
+    """What a name one byte past the small object costs with the zeroing
+    off, on each base: the second object's allocation, free and the move
+    of the bytes already copied, which any design that starts small and
+    grows pays; and how many traced names reach it."""
+    names = names if names is not None else name_mix.load()
+    parts = []
+    for a, b, title in name_pairs(r, ks):
+        d = []
+        for n in ("stat.name159", "stat.name160"):
+            x, y = (r.case(f"{k} [{IOA0}]", "ext4", n) for k in (a, b))
+            if x is None or y is None or x["ret"] < 0 or y["ret"] < 0:
+                break
+            d.append(y["median"] - x["median"])
+        if len(d) == 2:
+            parts.append(f"{title}: {d[0]:+,.0f} at 159 bytes, {d[1]:+,.0f} at 160")
+    if not parts:
+        return ""
+    out = (f"With `{IOA0}` (no zeroing to save), instructions per stat(): " + "; ".join(parts) +
+           ".  The step at 160 bytes is one more allocation and free and the move of the "
+           f"{name_mix.INLINE + 1} bytes already copied: what any design pays that starts with "
+           "a small object and reads the user string once; a larger first object moves the "
+           "step but zeroes more for every shorter name.")
+    if names:
+        total = sum(w["names"] for w in names["workloads"])
+        longer = total - sum(w["inline"] for w in names["workloads"])
+        out += (f"  Of the {total:,} names the traced workloads passed, {longer:,} were "
+                f"{name_mix.INLINE + 1} bytes or longer.")
+    return out
+
+
 def names_text(r, ks, names=None):
     return ("How long the names are that real programs pass (traces/name_lengths.bt on "
             f"{r.roles.base}, `make names`), and the series' change to stat() weighed by "
             "them: each name length's change read from the stat() cases by name length "
             "(linear between measured lengths), in instructions per name copied.\n\n"
             + name_mix.table(r, name_pairs(r, ks), names))
+
+
+def zeroing(doc, ks, case="stat", label="ext4"):
+    """How each kernel's stat() zeroes its name buffer, from the mix: the
+    memset functions it ran and their instructions (6.1 picks the
+    rep stosb memset on TCG's CPU, for ERMS; 6.12 wants FSRS for that and
+    runs memset_orig instead, a loop of eight 8-byte stores per 64 bytes:
+    11 instructions where rep stosb counts 64)."""
+    parts = []
+    for _, k0, k1 in ks:
+        for k in (k0, k1):
+            m = mix._get(doc, (k, case), label) if doc else None
+            if not m:
+                continue
+            fs = {f: n for f, n in _functions(m).items() if "memset" in f}
+            reps = [x for x in m.get("rep") or [] if "memset" in x["function"]]
+            if not fs:
+                continue
+            what = ", ".join(f"`{f}` {fmt(n)}" for f, n in sorted(fs.items()))
+            if reps:
+                what += " (" + ", ".join(f"rep {x['insn']} over {fmt(x['bytes'])} bytes"
+                                         for x in reps) + ")"
+            parts.append(f"{k}: {what}")
+    if not parts:
+        return ""
+    return (f"Where the name buffer is zeroed, `{case}` on {label}, instructions per call in the "
+            "mix: " + "; ".join(parts) + ".  Cost mode weighs a rep iteration as one "
+            "instruction, so a count across the two bases carries the memset each picks; a "
+            "ratio within one kernel does not.")
 
 
 def section(r, doc=None, model=None, names=None):
@@ -188,14 +248,15 @@ def section(r, doc=None, model=None, names=None):
            cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4"), "",
            f"With `{IOA0}`:", "", cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4",
                                                suffix=f" [{IOA0}]"), "",
-           "### How long names are", "", names_text(r, ks, names), ""]
+           "### How long names are", "", names_text(r, ks, names), "",
+           edge_text(r, ks, names), ""]
     if doc is not None:
         model = model or cycles.load()
         core, table = cycles_table(r, ks, doc, model)
         out += ["### The instruction mix: counted and modeled cycles", "",
                 f"One call's instructions (QEMU's log, `make mix`) and {core} cycles modeled "
                 f"from its mix (`analysis/cycle_model.json`, {mix.UNSEEN_SHORT}).", "",
-                table, ""]
+                table, "", zeroing(doc, ks), ""]
         pairs = [(ks[0][2], k0) for _, k0, _ in ks[1:]]
         for name in ("fstatat.empty", "statx.fd.null", "fstat"):
             for a, b in pairs:
@@ -214,13 +275,12 @@ def brief(r, doc=None, names=None):
     ks = kernels(r)
     if len(ks) < 2:
         return section(r, doc, names=names)
+    doc = doc if doc is not None else mix.load_mix()
     out = [f"Run {r.doc.get('run_id', '?')}, {r.unit_text()}; a descriptor path's cost with its "
            "excess over raw fstat() in its own kernel (ext4):", "", fd_table(r, ks), "",
-           "By path and by name length, each base's series against its base ((noise): inside "
-           "the gate's rule):", "",
-           cases_table(r, ks, ("stat", "statx.BASIC_STATS", "stat.name159", "stat.name160",
-                               "stat.name1024"), "ext4"), "",
-           names_text(r, ks, names), "",
-           f"init_on_alloc=0, the instruction mix with modeled cycles and the functions "
-           f"behind the differences: {TABLES_LINK}."]
+           zeroing(doc, ks), "",
+           names_text(r, ks, names), "", edge_text(r, ks, names), "",
+           f"Calls by path and every name length on each base, init_on_alloc=0, the "
+           f"instruction mix with modeled cycles and the functions behind the differences: "
+           f"{TABLES_LINK}."]
     return "\n".join(out)

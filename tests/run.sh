@@ -108,6 +108,8 @@ traces() {
 	step traces
 	vm "traces: every bpftrace script counts N events for N calls" traces-patched patched \
 		tests/guest/traces-test.sh
+	vm "traces: name_lengths.bt counts each name as often as it was passed, a long one cut at its limit" \
+		names-trace-stock stock tests/guest/names-trace-test.sh
 }
 
 names() {
