@@ -37,9 +37,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The headline cases (issue 16): the fd paths, by path, long names.
+# The headline cases (issue 16): the fd paths, by path, long names; and
+# statx(SIZE) beside statx(MTIME), whose difference on NFS is the flush
+# nfs_getattr() makes for the times (issue 17).
 CASES = ("fstat,glibc.fstat,fstatat.empty,statx.fd.empty,statx.fd.null,"
-         "stat,statx.BASIC_STATS,stat.name160,stat.name1024")
+         "stat,statx.BASIC_STATS,stat.name160,stat.name1024,statx.SIZE,statx.MTIME")
 CONFIGS = "ext4,nfs3,nfs3.actimeo0"
 
 # An instruction: address, up to 8 bytes, two spaces or more, the text.

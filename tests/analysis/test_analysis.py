@@ -1326,3 +1326,19 @@ def test_name_lengths_parse_and_weigh(tmp_path, doc):
     assert c == [(13, 2.0), (160, 600.0)]
     text = name_mix.table(Report(dd), [("stock", "patched", "t")], d)
     assert "| build | 3 | 0.00% | 199+ | +600 |" in text
+
+
+def test_nfs_flush_text_names_what_mtime_adds(doc):
+    """nfs.flush_text: statx(MTIME) against statx(SIZE) on nfs3, the
+    functions whose counts differ, from the mix; nothing without a mix."""
+    import nfs
+    from md import Report
+    r = Report(doc)
+    assert nfs.flush_text(r, doc={"variants": {}}) == ""
+    m = {"variants": {"stock": {"nfs3": {
+        "statx.SIZE": {"total": 100, "functions": [["nfs_getattr", 60], ["cp_statx", 40]]},
+        "statx.MTIME": {"total": 145, "functions": [["nfs_getattr", 65], ["cp_statx", 40],
+                                                     ["filemap_write_and_wait_range", 40]]}}}}}
+    text = nfs.flush_text(r, doc=m)
+    assert "stock: 100 → 145 (+45), `filemap_write_and_wait_range` +40, `nfs_getattr` +5" in text
+    assert "cp_statx" not in text
