@@ -118,15 +118,43 @@ def _functions(m):
     return dict(map(tuple, m.get("functions") or []))
 
 
+def excess(doc, kernel, case, label="ext4"):
+    """{function: its instructions in CASE less those in raw fstat()}, one
+    kernel's mix: what the descriptor path adds, function by function."""
+    ma, mf = mix._get(doc, (kernel, case), label), mix._get(doc, (kernel, "fstat"), label)
+    if not ma or not mf:
+        return None
+    fa, ff = _functions(ma), _functions(mf)
+    return {f: fa.get(f, 0) - ff.get(f, 0) for f in set(fa) | set(ff)
+            if fa.get(f, 0) != ff.get(f, 0)}
+
+
 def function_diff(doc, a, b, case, label="ext4", top=TOP):
-    """The functions whose instruction counts differ most between kernel
-    a and kernel b for one case: [(function, count on a, count on b)]."""
-    ma, mb = mix._get(doc, (a, case), label), mix._get(doc, (b, case), label)
-    if not ma or not mb:
+    """What CASE adds to raw fstat() in kernel a and in kernel b, function
+    by function, the largest first: [(function, on a, on b)]."""
+    ea, eb = excess(doc, a, case, label), excess(doc, b, case, label)
+    if ea is None or eb is None:
         return []
-    fa, fb = _functions(ma), _functions(mb)
-    names = sorted(set(fa) | set(fb), key=lambda f: (-abs(fb.get(f, 0) - fa.get(f, 0)), f))
-    return [(f, fa.get(f, 0), fb.get(f, 0)) for f in names[:top] if fa.get(f, 0) != fb.get(f, 0)]
+    names = sorted(set(ea) | set(eb),
+                   key=lambda f: (-max(abs(ea.get(f, 0)), abs(eb.get(f, 0))), f))
+    return [(f, ea.get(f, 0), eb.get(f, 0)) for f in names[:top]]
+
+
+def explain(doc, a, b, case, label="ext4"):
+    """One line: what CASE adds to raw fstat() in kernel a and in kernel
+    b, and the functions both kernels run where the two differ (a
+    function found in one kernel only, renamed or gone, is summed)."""
+    ea, eb = excess(doc, a, case, label), excess(doc, b, case, label)
+    if ea is None or eb is None:
+        return ""
+    both = sorted((f for f in set(ea) & set(eb) if ea[f] != eb[f]),
+                  key=lambda f: (-abs(ea[f] - eb[f]), f))
+    oa = sum(v for f, v in ea.items() if f not in eb)
+    ob = sum(v for f, v in eb.items() if f not in ea)
+    return (f"`{case}` less `fstat`: {a} {sum(ea.values()):+,}, {b} {sum(eb.values()):+,}; "
+            "where they differ: " +
+            ", ".join(f"`{f}` {ea[f]:+,} / {eb[f]:+,}" for f in both[:TOP]) +
+            f"; functions of one kernel only, net {oa:+,} / {ob:+,}.")
 
 
 def cycles_table(r, ks, doc, model, label="ext4"):
@@ -258,16 +286,18 @@ def section(r, doc=None, model=None, names=None):
                 f"from its mix (`analysis/cycle_model.json`, {mix.UNSEEN_SHORT}).", "",
                 table, "", zeroing(doc, ks), ""]
         pairs = [(ks[0][2], k0) for _, k0, _ in ks[1:]]
-        for name in ("fstatat.empty", "statx.fd.null", "fstat"):
+        for name in FD_PATHS[1:]:
             for a, b in pairs:
                 rows = function_diff(doc, a, b, name)
                 if not rows:
                     continue
-                out += [f"`{name}`: the functions whose counts differ most, our 6.1 series "
-                        f"({a}) against upstream's {b}:", "",
-                        md_table(["function", a, b, "difference"],
-                                 [[f"`{f}`", fmt(x), fmt(y), f"{y - x:+,}"] for f, x, y in rows]),
-                        ""]
+                ta = sum(excess(doc, a, name).values())
+                tb = sum(excess(doc, b, name).values())
+                out += [f"`{name}` less raw `fstat` in the same kernel, function by function "
+                        f"(the largest): our 6.1 series ({a}, {ta:+,} in all) against "
+                        f"upstream's design ({b}, {tb:+,}):", "",
+                        md_table(["function", a, b],
+                                 [[f"`{f}`", f"{x:+,}", f"{y:+,}"] for f, x, y in rows]), ""]
     return "\n".join(out)
 
 
@@ -278,6 +308,9 @@ def brief(r, doc=None, names=None):
     doc = doc if doc is not None else mix.load_mix()
     out = [f"Run {r.doc.get('run_id', '?')}, {r.unit_text()}; a descriptor path's cost with its "
            "excess over raw fstat() in its own kernel (ext4):", "", fd_table(r, ks), "",
+           "Function by function from the mix, ours against upstream's (ext4): " +
+           "  ".join(explain(doc, ks[0][2], k0, n) for _, k0, _ in ks[1:]
+                     for n in ("fstatat.empty", "statx.fd.null") if doc) , "",
            zeroing(doc, ks), "",
            names_text(r, ks, names), "", edge_text(r, ks, names), "",
            f"Calls by path and every name length on each base, init_on_alloc=0, the "
