@@ -76,7 +76,7 @@ def fd_table(r, ks, label="ext4", suffix=""):
     head = ["call (ext4)"] + [f"{k}{suffix}" for _, k0, k1 in ks for k in (k0, k1)]
     rows = []
     for name in ("fstat",) + FD_PATHS:
-        c = next((r.case(k, label, name) for _, k0, _ in ks for k in (k0,)
+        c = next((r.case(k, label, name) for _, k0, k1 in ks for k in (k0, k1)
                   if r.case(k, label, name)), None)
         if c is None:
             continue
@@ -276,6 +276,9 @@ def section(r, doc=None, model=None, names=None):
            cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4"), "",
            f"With `{IOA0}`:", "", cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4",
                                                suffix=f" [{IOA0}]"), "",
+           "### Every ext4 case on the four kernels", "",
+           cases_table(r, ks, [x["name"] for x in (sr.config(r.doc, ks[0][1], "ext4") or
+                                                   {"cases": []})["cases"]], "ext4"), "",
            "### How long names are", "", names_text(r, ks, names), "",
            edge_text(r, ks, names), ""]
     if doc is not None:
@@ -307,7 +310,8 @@ def brief(r, doc=None, names=None):
         return section(r, doc, names=names)
     doc = doc if doc is not None else mix.load_mix()
     out = [f"Run {r.doc.get('run_id', '?')}, {r.unit_text()}; a descriptor path's cost with its "
-           "excess over raw fstat() in its own kernel (ext4):", "", fd_table(r, ks), "",
+           "excess over raw fstat() in its own kernel (ext4; a descriptor call repeats to the "
+           "instruction from boot to boot, the gate's exact rule):", "", fd_table(r, ks), "",
            "Function by function from the mix, ours against upstream's (ext4): " +
            "  ".join(explain(doc, ks[0][2], k0, n) for _, k0, _ in ks[1:]
                      for n in ("fstatat.empty", "statx.fd.null") if doc) , "",
