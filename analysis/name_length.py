@@ -36,13 +36,26 @@ def lengths(doc):
     return sorted(out)
 
 
+def drawn(doc):
+    """The kernels the figure draws: the base, patch 5's baseline (the
+    last partial series), the whole series, and each other base's two
+    (6.12); the other prefixes leave names alone and would only crowd it."""
+    ro = sr.roles(doc)
+    keep = [ro.base, ro.last_partial, ro.series] + [
+        k for pair in sr.other_bases(doc).values() for k in pair]
+    return {k for k in keep if k}
+
+
 def lines(doc):
-    """{boot: [median or None per lengths()]} for every boot with more
-    than one of them on ext4, in the order of the boots."""
+    """{boot: [median or None per lengths()]} for every drawn kernel's boot
+    with more than one of them on ext4, in the order of the boots."""
     t = sr.table(doc)
     ls = lengths(doc)
+    keep = drawn(doc)
     out = {}
     for b in sr.boots(doc):
+        if keep and b.split(" [")[0] not in keep:
+            continue
         ys = [(t.get((b, "ext4", c)) or {}).get("median") for _, c in ls]
         if sum(y is not None for y in ys) > 1:
             out[b] = ys
