@@ -19,7 +19,7 @@ Cost mode judges each case by what its count can show:
            beyond --threshold percent whose 95% intervals do not overlap
            (other threads and the network run beside the call);
   dirty    a local call after a write (tag dirty): beyond its measured
-           spread and 5% of its cost (the page cache's state moves it);
+           spread and 10% of its cost (the page cache's state moves it);
   clock    a dirty page on NFS: writeback runs on the clock, which cost
            mode stops and jumps (REPORT.md); listed, not gated.
 Time mode: a Mann-Whitney U test at --alpha and the medians' delta beyond
@@ -48,7 +48,10 @@ RPC_STEP = 0.1
 # Below this an "exact" count has not moved (the timer's share of a call).
 EXACT = 0.5
 # A local call after a write to its file: a fraction of its cost.
-DIRTY = 0.05
+# Two CI runs saw tmpfs init_on_alloc=0 dirty.statx.MTIME move +5.67% and
+# +7.33% between kernels whose statx path differs by under 100
+# instructions (2026-12-05): 5% flagged noise.
+DIRTY = 0.10
 
 
 def spreads(drift_dir=DRIFT):
