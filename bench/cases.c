@@ -364,6 +364,10 @@ static long body_real_ls(struct bench_ctx *c)
 #define LONGNAME(n, c, b, m, len, tg) ROW(n, c, "raw", b, T_PATH, 0, m, 0, len, "namelen local" tg)
 /* A dirty page, then the call. */
 #define DIRTY(n, c, b, fl, m, tg) ROW(n, c, "raw", b, T_DIRTY, fl, m, 0, 0, "dirty " tg)
+/* The one call after a change behind the client's back (--stale-cmd). */
+#define STALE(n, c, b, t, fl, m)					\
+	{ .name = n, .call = c, .kind = "raw", .body = b, .target = t,	\
+	  .flags = fl, .mask = m, .quick = 1, .tags = "stale", .stale = 1 }
 
 /*
  * The scaling study (tag scale), run only when asked (--tags scale).
@@ -468,6 +472,20 @@ const struct bench_case bench_cases[] = {
 	DIRTY("dirty.statx.SIZE", "pwrite+statx(path)", body_dirty_statx, 0, STATX_SIZE, ""),
 	DIRTY("dirty.statx.TYPE|MODE", "pwrite+statx(path)", body_dirty_statx, 0,
 	      STATX_TYPE | STATX_MODE, ""),
+
+	/*
+	 * Stale: another client has changed the file (AFS: its write broke
+	 * this client's callback), and this is the first call to meet it;
+	 * run only with --stale-cmd, which makes the change.
+	 */
+	STALE("stale.stat", "newfstatat(path)", body_newfstatat, T_PATH, 0, 0),
+	STALE("stale.fstat", "fstat(fd)", body_fstat, T_FD, 0, 0),
+	STALE("stale.statx.BASIC_STATS", "statx(path)", body_statx, T_PATH, 0, BASIC),
+	STALE("stale.statx.TYPE", "statx(path)", body_statx, T_PATH, 0, STATX_TYPE),
+	STALE("stale.statx.BASIC_STATS.DONT_SYNC", "statx(path)", body_statx, T_PATH,
+	      SYNC_DONT, BASIC),
+	STALE("stale.statx.BASIC_STATS.FORCE_SYNC", "statx(path)", body_statx, T_PATH,
+	      SYNC_FORCE, BASIC),
 	DIRTY("dirty.statx.BASIC_STATS.DONT_SYNC", "pwrite+statx(path)", body_dirty_statx,
 	      SYNC_DONT, BASIC, ""),
 

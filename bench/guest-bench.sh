@@ -8,15 +8,20 @@
 # (actimeo=0) and, unless QUICK, netem delays of 200 us and 2 ms on lo.
 # SCOPE "local" stops after ext4 and tmpfs (bench/run.sh's init_on_alloc=0
 # boots: the zeroing is getname()'s, the same on every file system; and
-# series3, whose figures the report reads on ext4 only).
+# series3, whose figures the report reads on ext4 only).  SCOPE "afs" runs
+# the AFS configuration alone: an OpenAFS cell in the guest (vm/afs-lib.sh)
+# mounted by kafs, on a kernel that has it (VARIANT=afs); the other scopes
+# never run it.
 set -eu
 
 OUTDIR=$1 VARIANT=$2 MODE=$3 QUICK=${4:-0} SCOPE=${5:-all}
-case $SCOPE in all | local) ;; *) echo "guest-bench: SCOPE is all or local, not $SCOPE" >&2; exit 2 ;; esac
+case $SCOPE in all | local | afs) ;; *) echo "guest-bench: SCOPE is all, local or afs, not $SCOPE" >&2; exit 2 ;; esac
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 BIN=$REPO/build/statx-bench
 # shellcheck source=../vm/guest-lib.sh
 . "$REPO/vm/guest-lib.sh"
+# shellcheck source=../vm/afs-lib.sh
+. "$REPO/vm/afs-lib.sh"
 mkdir -p "$OUTDIR"
 
 # Facts every configuration records.
@@ -40,8 +45,8 @@ tcg=()
 # and the env facts below from the results, never from a list of its own.
 #   label    names the configuration in results.json (unique)
 #   fs       the harness's --fs check (ext4, tmpfs, nfs)
-#   scope    local: every boot; nfs: not in SCOPE=local boots;
-#            full: nor in QUICK runs
+#   scope    local: every boot but SCOPE=afs; nfs: not in SCOPE=local
+#            boots; full: nor in QUICK runs; afs: SCOPE=afs boots only
 #   vers     NFS version (- for a local file system)
 #   opts     extra NFS mount options (- for none)
 #   netem    delay on lo in microseconds, both ways
@@ -56,13 +61,16 @@ nfs4                      nfs    nfs    4.2  -          0
 nfs4.actimeo0             nfs    nfs    4.2  actimeo=0  0
 nfs4.actimeo0.netem200    nfs    full   4.2  actimeo=0  200
 nfs4.actimeo0.netem2000   nfs    full   4.2  actimeo=0  2000
+afs                       afs    afs    -    -          0
 '
 
-# run_fs LABEL FS DIR NFSMOUNT [ENV...]: one configuration.
+# run_fs LABEL FS DIR NFSMOUNT [ENV...]: one configuration; the harness
+# options in the array AFS (empty but for AFS) are added.
+AFS=()
 run_fs() {
 	local label=$1 fs=$2 dir=$3 nfsmnt=$4
 	shift 4
-	local extra=()
+	local extra=("${AFS[@]}")
 	# Cases tagged local (name length: getname()'s cost, the same on every
 	# file system) run on ext4 and tmpfs, not again on every NFS one.
 	[ -n "$nfsmnt" ] && extra+=(--nfs-mount "$nfsmnt" --skip-tags local)
@@ -105,7 +113,19 @@ while read -r label fs scope vers opts netem; do
 	[ -n "$label" ] || continue
 	[ "$SCOPE" = local ] && [ "$scope" != local ] && continue
 	[ "$QUICK" = 1 ] && [ "$scope" = full ] && continue
-	if [ "$fs" != nfs ]; then
+	{ [ "$SCOPE" = afs ] && [ "$scope" != afs ]; } && continue
+	{ [ "$SCOPE" != afs ] && [ "$scope" = afs ]; } && continue
+	if [ "$fs" = afs ]; then
+		start_afs_cell
+		afs_hist_on
+		# The stale cases: the peer client appends to the file, which
+		# breaks this client's callback on it.
+		AFS=(--afs-ops --skip-tags local
+			--stale-cmd "$(afs_peer_cmd "echo x >>bench/d1/d2/d3/file")")
+		run_fs "$label" afs "$AFS_MNT/bench" "" "afs_cell=$AFS_CELL" \
+			"afs_servers=OpenAFS $(dpkg-query -W -f='${Version}' openafs-fileserver 2>/dev/null) (demand-attach), NoAuth, in the guest"
+		AFS=()
+	elif [ "$fs" != nfs ]; then
 		run_fs "$label" "$fs" "/mnt/$fs/bench" "" "netem_us=$netem"
 	else
 		[ "$nfsd" = 1 ] || { start_nfsd; nfsd=1; }

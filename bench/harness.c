@@ -8,7 +8,7 @@
  *                      and a symlink beside it); without it only the cases
  *                      that need no file run
  *   --fs NAME          refuse unless DIR is on this file system
- *                      (ext4, tmpfs, nfs)
+ *                      (ext4, tmpfs, nfs, afs)
  *   --variant NAME     refuse unless uname -r ends with -NAME
  *   --mode cost|time   cost: guest ns under QEMU -icount shift=0 are
  *                      instructions; time: wall clock.  Refuses time mode
@@ -31,6 +31,16 @@
  *   --env KEY=VALUE    a fact about the setup, copied into the JSON
  *   --nfs-mount MNT    count NFS operations (GETATTR, ...) per call on
  *                      MNT from /proc/self/mountstats around each case
+ *   --afs-ops          count kafs's file-server calls (FetchStatus, ...)
+ *                      and the callbacks it was sent, per call, from
+ *                      hist triggers keyed on op on the afs:afs_make_fs_call*
+ *                      and afs:afs_cb_call events (bench/guest-bench.sh
+ *                      sets them)
+ *   --stale-cmd CMD    run the cases marked stale (cases.c): before each of
+ *                      their samples, sh -c CMD changes the file behind
+ *                      this client's back (AFS: a second client's write,
+ *                      which breaks this one's callback); a sample is one
+ *                      call
  *   --max-files N      studies: no directory of more than N files
  *                      (default 100000)
  *   --json FILE        write the results as JSON (bench/SCHEMA.md)
@@ -83,7 +93,8 @@
 
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
-	const char *tags, *skip_tags, *mix;
+	const char *tags, *skip_tags, *mix, *stale_cmd;
+	int afs_ops;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples;
 	unsigned long max_files;
@@ -214,6 +225,81 @@ static void read_nfs_ops(const char *mnt, uint64_t *ops)
 }
 
 /*
+ * kafs's calls to the file server by operation (include/trace/events/afs.h's
+ * enum afs_fs_operation; 64-bit variants with their 32-bit ones), any other
+ * file-server call, and the callback breaks it received (CB.CallBack, op
+ * 204; the server's probes, CB.ProbeUuid and the like, are not counted).
+ * The events are global: a second client's calls made while a batch runs
+ * would count too (the stale cases' peer has finished before it starts).
+ */
+static const struct { const char *name; unsigned int op[2]; } afs_ops[] = {
+	{ "FetchStatus", { 132 } }, { "InlineBulkStatus", { 65536 } },
+	{ "FetchData", { 130, 65537 } }, { "StoreData", { 133, 65538 } },
+	{ "StoreStatus", { 135 } }, { "Lookup", { 161 } }, { "other", { 0 } },
+	{ "CallBack", { 0 } },
+};
+#define NR_AFS_OPS (sizeof(afs_ops) / sizeof(afs_ops[0]))
+_Static_assert(NR_AFS_OPS == sizeof(((struct bench_result *)0)->afs_ops) / sizeof(double),
+	       "struct bench_result has a slot per AFS operation");
+
+/* Add the hist trigger's counts of event @ev, by op, into @ops. */
+static void read_afs_hist(const char *ev, int callback, uint64_t *ops)
+{
+	char path[160], line[256];
+	unsigned long long hits;
+	unsigned int op, k, j;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/afs/%s/hist", ev);
+	f = fopen(path, "r");
+	if (!f)
+		die("--afs-ops: cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "{ op: %u } hitcount: %llu", &op, &hits) != 2)
+			continue;
+		if (callback) {
+			/* CB.CallBack, a break; not the server's probes */
+			if (op == 204)
+				ops[NR_AFS_OPS - 1] += hits;
+			continue;
+		}
+		for (k = 0; k < NR_AFS_OPS - 2; k++)
+			for (j = 0; j < 2; j++)
+				if (afs_ops[k].op[j] && afs_ops[k].op[j] == op)
+					goto found;
+		k = NR_AFS_OPS - 2;	/* other */
+found:
+		ops[k] += hits;
+	}
+	fclose(f);
+}
+
+static void read_afs_ops(uint64_t *ops)
+{
+	static const char *const fs_events[] = {
+		"afs_make_fs_call", "afs_make_fs_call1", "afs_make_fs_call2",
+		"afs_make_fs_calli",
+	};
+	unsigned int i;
+
+	memset(ops, 0, NR_AFS_OPS * sizeof(*ops));
+	for (i = 0; i < sizeof(fs_events) / sizeof(fs_events[0]); i++)
+		read_afs_hist(fs_events[i], 0, ops);
+	read_afs_hist("afs_cb_call", 1, ops);
+}
+
+/* --stale-cmd, before a stale case's sample. */
+static const char *stale_cmd;
+
+static void make_stale(void)
+{
+	int rc = system(stale_cmd);
+
+	if (rc)
+		die("--stale-cmd '%s' failed (status %d)", stale_cmd, rc);
+}
+
+/*
  * A distribution-free 95% confidence interval for the median of @n
  * samples: the order statistics at ranks n/2 -+ 1.96 sqrt(n)/2 (the
  * normal approximation of the binomial; conservative for small n).
@@ -295,6 +381,7 @@ static void check_setup(const struct options *o)
 {
 	static const struct { const char *name; long magic; } fss[] = {
 		{ "ext4", 0xEF53 }, { "tmpfs", 0x01021994 }, { "nfs", 0x6969 },
+		{ "afs", 0x6B414653 },
 	};
 	struct utsname u;
 	char accel[32];
@@ -311,7 +398,7 @@ static void check_setup(const struct options *o)
 			if (!strcmp(o->fs, fss[i].name))
 				want = fss[i].magic;
 		if (!want)
-			die("unknown --fs %s (ext4, tmpfs, nfs)", o->fs);
+			die("unknown --fs %s (ext4, tmpfs, nfs, afs)", o->fs);
 		if (statfs(o->dir, &sf))
 			refuse(EXIT_REFUSE_FS, "cannot statfs %s: %s", o->dir, strerror(errno));
 		if (sf.f_type != want)
@@ -372,6 +459,8 @@ static int selected(const struct options *o, const struct bench_case *bc,
 	if (o->tags && !tag_in_list(o->tags, bc))
 		return 0;
 	if (o->skip_tags && tag_in_list(o->skip_tags, bc))
+		return 0;
+	if (bc->stale && !o->stale_cmd)
 		return 0;
 	if (o->cases)
 		return in_list(o->cases, name);
@@ -765,6 +854,13 @@ static void write_json(const struct options *o, const struct bench_result *r,
 				fprintf(f, "%s%.3f", j ? ", " : "", r[i].cpu[j]);
 			fprintf(f, "]");
 		}
+		if (o->afs_ops) {
+			fprintf(f, ",\n     \"afs_ops_per_call\": {");
+			for (j = 0; j < NR_AFS_OPS; j++)
+				fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", afs_ops[j].name,
+					r[i].afs_ops[j]);
+			fprintf(f, "}");
+		}
 		if (o->nfs_mount) {
 			fprintf(f, ",\n     \"nfs_ops_per_call\": {");
 			for (j = 0; j < NR_NFS_OPS; j++)
@@ -819,6 +915,8 @@ static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 	unsigned int k;
 
 	enter(c);
+	if (bc->stale)
+		make_stale();
 	if (count)
 		read_nfs_ops(study_nfs_mount, ops0);
 	if (bc->base)
@@ -862,9 +960,17 @@ static void warm_up(const struct options *o, struct bench_result *r, struct benc
 	enter(c);
 	if (bc->cold)
 		drop_caches();
+	if (bc->stale)
+		make_stale();
 	errno = 0;
 	r->ret = bc->body(c);
 	r->err = errno;
+	if (bc->stale) {
+		/* Only the first call after the change meets it. */
+		r->iters = 1;
+		r->nsamples = o->samples;
+		return;
+	}
 	if (pass) {
 		/* A pass is the call; more than 1000 files, one sample. */
 		r->iters = 1;
@@ -881,19 +987,50 @@ static void warm_up(const struct options *o, struct bench_result *r, struct benc
 	r->nsamples = o->samples;
 }
 
-/* An untimed batch of case @r counts the NFS operations it makes. */
-static void count_nfs_ops(const struct options *o, struct bench_result *r,
-			  struct bench_ctx *c)
+/*
+ * An untimed batch of case @r counts the NFS operations (--nfs-mount) or
+ * kafs's calls (--afs-ops) it makes; a stale case's, after a change.
+ */
+static void count_ops(const struct options *o, struct bench_result *r,
+		      struct bench_ctx *c)
 {
 	uint64_t before[NR_NFS_OPS], after[NR_NFS_OPS];
+	uint64_t abefore[NR_AFS_OPS], aafter[NR_AFS_OPS];
 	unsigned int k;
 
 	enter(c);
-	read_nfs_ops(o->nfs_mount, before);
+	if (r->bc->stale) {
+		/*
+		 * The break the change sends counts (CallBack); the calls
+		 * of the client that made it (another network namespace's
+		 * kafs, on the same events) do not.
+		 */
+		uint64_t cb = 0;
+
+		if (o->afs_ops)
+			read_afs_ops(abefore);
+		cb = abefore[NR_AFS_OPS - 1];
+		make_stale();
+		if (o->afs_ops) {
+			read_afs_ops(abefore);
+			abefore[NR_AFS_OPS - 1] = cb;
+		}
+	} else if (o->afs_ops) {
+		read_afs_ops(abefore);
+	}
+	if (o->nfs_mount)
+		read_nfs_ops(o->nfs_mount, before);
 	run_batch(r->bc->body, c, r->iters);
-	read_nfs_ops(o->nfs_mount, after);
-	for (k = 0; k < NR_NFS_OPS; k++)
-		r->nfs_ops[k] = (double)(after[k] - before[k]) / r->iters;
+	if (o->nfs_mount) {
+		read_nfs_ops(o->nfs_mount, after);
+		for (k = 0; k < NR_NFS_OPS; k++)
+			r->nfs_ops[k] = (double)(after[k] - before[k]) / r->iters;
+	}
+	if (o->afs_ops) {
+		read_afs_ops(aafter);
+		for (k = 0; k < NR_AFS_OPS; k++)
+			r->afs_ops[k] = (double)(aafter[k] - abefore[k]) / r->iters;
+	}
 }
 
 /*
@@ -988,7 +1125,8 @@ static void usage(void)
 		"  [--quick] [--cases A,B*] [--skip A,B*] [--tags T,U] [--skip-tags T,U]\n"
 		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
-		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--mix TTY]\n");
+		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--mix TTY]\n"
+		"  [--nfs-mount MNT] [--afs-ops] [--stale-cmd CMD]\n");
 	exit(2);
 }
 
@@ -1009,6 +1147,7 @@ static void parse(int argc, char **argv, struct options *o)
 		if (!strcmp(a, "--quick")) { o->quick = 1; continue; }
 		if (!strcmp(a, "--list")) { o->list = 1; continue; }
 		if (!strcmp(a, "--allow-tcg-time")) { o->allow_tcg_time = 1; continue; }
+		if (!strcmp(a, "--afs-ops")) { o->afs_ops = 1; continue; }
 		if (!v)
 			usage();
 		i++;
@@ -1032,6 +1171,8 @@ static void parse(int argc, char **argv, struct options *o)
 			o->json = v;
 		else if (!strcmp(a, "--nfs-mount"))
 			o->nfs_mount = v;
+		else if (!strcmp(a, "--stale-cmd"))
+			o->stale_cmd = v;
 		else if (!strcmp(a, "--label"))
 			o->label = v;
 		else if (!strcmp(a, "--samples"))
@@ -1083,6 +1224,7 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	time_mode = !strcmp(o.mode, "time");
 	study_nfs_mount = o.nfs_mount;
+	stale_cmd = o.stale_cmd;
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++)
 			printf("%-34s %-11s %-34s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
@@ -1183,10 +1325,10 @@ int main(int argc, char **argv)
 			report_line(&res[i], i, n);
 		}
 	}
-	/* An untimed pass of each case counts its NFS operations. */
-	for (i = 0; o.nfs_mount && i < n; i++)
+	/* An untimed pass of each case counts its RPCs. */
+	for (i = 0; (o.nfs_mount || o.afs_ops) && i < n; i++)
 		if (!res[i].bc->params)
-			count_nfs_ops(&o, &res[i], &ctx[i]);
+			count_ops(&o, &res[i], &ctx[i]);
 	for (i = 0; i < n; i++)
 		cleanup(&ctx[i]);
 	if (o.json)

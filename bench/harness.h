@@ -72,6 +72,12 @@ struct bench_case {
 	 * harness's empty loop is subtracted, as for every other case.
 	 */
 	long (*base)(struct bench_ctx *c);
+	/*
+	 * Before each sample (and its warm-up), --stale-cmd changes the file
+	 * behind this client's back: a sample is the one call that meets the
+	 * change.  Run only when --stale-cmd is given.
+	 */
+	int stale;
 };
 
 extern const struct bench_case bench_cases[];
@@ -89,6 +95,7 @@ struct bench_result {
 	double *samples;	/* ns per call, loop overhead subtracted */
 	int ci_met;		/* time mode: 95% interval within the target */
 	double nfs_ops[8];	/* NFS operations (and WRITE bytes) per call */
+	double afs_ops[8];	/* kafs's file-server calls (and callbacks) per call */
 	size_t name_len;	/* the name the call passes, NUL not counted */
 	double *cpu;		/* a study's CPU time per call (see harness.c) */
 	long dentries_before;	/* a study's dcache size around its last sample */

@@ -16,6 +16,9 @@ PACKAGES=(
 	bpftrace bpfcc-tools linux-perf fio
 	# auditctl, for the guest's audit test (the daemon never runs here)
 	auditd
+	# the guest's OpenAFS cell: servers and vos/pts, run only in the guest
+	# (vm/afs-lib.sh); never started here
+	openafs-dbserver openafs-fileserver openafs-client
 	# analysis and tests
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest python3-jsonschema
 	shellcheck python3-pyflakes
@@ -32,7 +35,7 @@ done
 echo "[deps] installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 # No package may start a service on this machine while it installs
-# (nfs-kernel-server, rpcbind and auditd would): policy-rc.d's 101 tells
+# (nfs-kernel-server, rpcbind, auditd and openafs-fileserver would): policy-rc.d's 101 tells
 # invoke-rc.d not to, unless the machine already has a policy.
 policy=
 if [ ! -e /usr/sbin/policy-rc.d ]; then
@@ -44,9 +47,10 @@ fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/statx-deps.log 2>&1 ||
 	{ tail -20 /tmp/statx-deps.log >&2; echo "[deps] apt-get install failed" >&2; exit 1; }
-# The study never uses the host's nfsd or audit daemon: make sure neither
-# runs here (systemd starts units without invoke-rc.d).
+# The study never uses the host's nfsd, audit daemon or OpenAFS: make sure
+# none runs here (systemd starts units without invoke-rc.d).
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-	systemctl disable --now nfs-server rpcbind rpcbind.socket auditd >/dev/null 2>&1 || true
+	systemctl disable --now nfs-server rpcbind rpcbind.socket auditd \
+		openafs-fileserver openafs-client >/dev/null 2>&1 || true
 fi
 echo "[deps] done"

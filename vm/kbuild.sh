@@ -141,6 +141,18 @@ if [ -z "${KSRC:-}" ]; then
 	fi
 fi
 
+# A tree for more fragments than base starts as a copy of the base tree
+# when that one is built: Kbuild records which options each object read,
+# so only what the extra options touch is rebuilt (the afs variant: about
+# SEED_MINUTES instead of a cold build).
+SEED=$KCACHE/trees/$srcid-base
+if [ ! -d "$TREE" ] && [ "$FRAGMENTS" != base ] && [ -f "$SEED/vmlinux" ]; then
+	stage "starting from the built base tree ($SEED)"
+	rm -rf "$TREE.tmp"
+	cp -a --reflink=auto "$SEED" "$TREE.tmp"
+	rm -f "$TREE.tmp/.statx-cold-steps"
+	mv "$TREE.tmp" "$TREE"
+fi
 if [ ! -d "$TREE" ]; then
 	rm -rf "$TREE.tmp"
 	if [ -z "${KSRC:-}" ]; then

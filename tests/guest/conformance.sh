@@ -8,6 +8,8 @@ set -eu -o pipefail
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=../../vm/guest-lib.sh
 . "$REPO/vm/guest-lib.sh"
+# shellcheck source=../../vm/afs-lib.sh
+. "$REPO/vm/afs-lib.sh"
 export STATX_FUZZ_CALLS=${1:-${STATX_FUZZ_CALLS:-100000}}
 
 start_nfsd
@@ -19,16 +21,17 @@ mountpoint -q "$sub" || mount -t tmpfs -o size=16m automnt "$sub"
 touch "$sub/.automount-test"
 exportfs -o rw,no_root_squash,no_subtree_check,fsid=0,crossmnt "127.0.0.1:$EXPORT"
 exportfs -o rw,no_root_squash,no_subtree_check,fsid=77 "127.0.0.1:$sub"
-# kafs, where the kernel has it (VARIANT=afs): a dynroot with one cell.
+# kafs, where the kernel has it (VARIANT=afs): the guest's own OpenAFS
+# cell on /mnt/afs (vm/afs-lib.sh), and a dynroot that lists the cell.
 if [ -e /proc/fs/afs/cells ]; then
-	mkdir -p /mnt/afs
-	echo "add statx.test 127.0.0.1" >/proc/fs/afs/cells
-	mount -t afs none /mnt/afs -o dyn
+	start_afs_cell
+	mkdir -p /mnt/afsdyn
+	mount -t afs none /mnt/afsdyn -o dyn
 fi
 mount_nfs 3 /mnt/nfs3
 mount_nfs 4.2 /mnt/nfs4
-echo "guest: $(uname -r); $(for m in /mnt/ext4 /mnt/tmpfs /mnt/nfs3 /mnt/nfs4; do
-	printf '%s=%s ' "$m" "$(fs_type "$m")"; done)"
+echo "guest: $(uname -r); $(for m in /mnt/ext4 /mnt/tmpfs /mnt/nfs3 /mnt/nfs4 /mnt/afs; do
+	mountpoint -q "$m" && printf '%s=%s ' "$m" "$(fs_type "$m")"; done)"
 cd /tmp
 out=/dev/null
 [ -n "${IO:-}" ] && out=$IO/conformance.tap
