@@ -41,7 +41,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names nfs4-delegation behaviour \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs nfs4-delegation behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -58,6 +58,7 @@ kernel: deps
 kernels: deps
 	@for v in $(MEASURED) $(OTHER_MEASURED); do vm/kbuild.sh "$$v" || exit; done
 	@$(if $(filter 1,$(TRACE)),vm/kbuild.sh btf,true)
+	@$(if $(filter 1,$(QUICK)),true,vm/kbuild.sh afs && vm/kbuild.sh afs0)
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
 vm-run: kernel bench-bin
@@ -88,6 +89,7 @@ report-reference: deps
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
 	@if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix -o analysis/reference/mix.json; fi
 	@if [ -d $(RUN)/names ]; then $(PY) analysis/name_mix.py $(RUN)/names -o analysis/reference/name_lengths.json; fi
+	@if [ -d $(RUN)/afs ]; then $(PY) analysis/afs.py $(RUN)/afs -o analysis/reference/afs.json; fi
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md \
@@ -110,6 +112,22 @@ names: kernel bench-bin
 	@rm -rf results/names
 	@vm/run.sh -q -v $(VARIANT) -m check -t 2400 -o results/names -- "traces/guest-names.sh /mnt/io"
 	@$(PY) analysis/name_mix.py results/names -o analysis/reference/name_lengths.json
+
+## make afs                  AFS alone: the guest's OpenAFS cell mounted by
+##                            kafs on the afs variant (the whole series with
+##                            kafs built in): every case with its file-server
+##                            calls and the call after a callback break, then
+##                            the conformance suite; the same on afs0 (without
+##                            patches/afs); analysis/reference/afs.json
+##                            (make bench runs the same four boots)
+afs: bench-bin
+	@vm/kbuild.sh afs && vm/kbuild.sh afs0
+	@rm -rf results/afs
+	@vm/run.sh -q -v afs -m cost -t 3000 -o results/afs -- "bench/guest-bench.sh /mnt/io/raw afs cost 0 afs"
+	@vm/run.sh -q -v afs -m check -t 2400 -o results/afs/conformance -- tests/guest/conformance.sh
+	@vm/run.sh -q -v afs0 -m cost -t 3000 -o results/afs/afs0 -- "bench/guest-bench.sh /mnt/io/raw afs0 cost 0 afs"
+	@vm/run.sh -q -v afs0 -m check -t 2400 -o results/afs/afs0/conformance -- tests/guest/conformance.sh
+	@$(PY) analysis/afs.py results/afs -o analysis/reference/afs.json
 
 nfs4-delegation: kernel bench-bin
 	@rm -rf results/nfs4-delegation

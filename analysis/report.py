@@ -29,6 +29,7 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import afs  # noqa: E402
 import bases  # noqa: E402
 import clients  # noqa: E402
 import conformance  # noqa: E402
@@ -357,7 +358,7 @@ OWN = {"headline": ("The answer in one table", sec_headline),
        "byteread": ("Patch 3's byte read, v1 against v2", mix.byte_read),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
-           profiles, mix, bases)
+           profiles, mix, bases, afs)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
             **{m.SECTION[0]: m.section for m in MODULES}}
 TITLES = {**{k: t for k, (t, _) in OWN.items()}, **{m.SECTION[0]: m.SECTION[1] for m in MODULES}}

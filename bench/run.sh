@@ -25,8 +25,9 @@
 # tmpfs: the zeroing it turns off is getname()'s, on every file system).
 # With traces, the btf variant's probe study (fentry/fexit).  Then the
 # conformance suite on each variant but the partial series, the scaling
-# study and (with traces) the real clients on the whole series, and the
-# name lengths of real programs on the base kernel.
+# study and (with traces) the real clients on the whole series, the
+# name lengths of real programs on the base kernel, and AFS (the afs
+# variant: the guest's OpenAFS cell).
 # Results: results/<run-id>/ (results/latest points at the newest).
 #
 # Every boot is a job; in cost mode jobs run side by side, since a cost
@@ -169,6 +170,21 @@ if [ "$QUICK" != 1 ]; then
 		add_job 145 "clients $sv" clients "$sv" "" 3000 "$RUNDIR/clients/$sv" \
 			"bench/guest-clients.sh /mnt/io"
 	fi
+	# AFS: the guest's OpenAFS cell, mounted by kafs on the afs variant
+	# (the whole series with kafs, RxRPC and veth built in): every case
+	# with its file-server calls and the call after a callback break,
+	# then the conformance suite on it (RUNDIR/afs: analysis/afs.py).
+	# afs0 is the same without patches/afs (kafs's statx result mask).
+	if [ "$GATE" != 1 ]; then
+		for v in afs afs0; do
+			d=$RUNDIR/afs
+			[ "$v" = afs ] || d=$RUNDIR/afs/$v
+			add_job 60 "$v" afs "$v" "" 3000 "$d" \
+				"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE 0 afs"
+			add_job 50 "conformance $v" conformance "$v" "" 2400 "$d/conformance" \
+				tests/guest/conformance.sh
+		done
+	fi
 	# The conformance suite on the kernels users compare: pass/fail/skip
 	# counts go into results.json (tests/guest/conformance.sh).
 	for v in "$@"; do
@@ -293,6 +309,10 @@ $PY "$ROOT/analysis/drift.py" "$RUNDIR/results.json" -o "$RUNDIR/drift.json" |
 if [ -d "$RUNDIR/mix" ]; then
 	$PY "$ROOT/analysis/mix.py" "$RUNDIR/mix" -o "$RUNDIR/mix.json" | sed 's/^/[bench] /' ||
 		echo "[bench] WARNING: no instruction mix (analysis/mix.py failed)" >&2
+fi
+if [ -d "$RUNDIR/afs" ]; then
+	$PY "$ROOT/analysis/afs.py" "$RUNDIR/afs" -o "$RUNDIR/afs.json" | sed 's/^/[bench] /' ||
+		echo "[bench] WARNING: no AFS summary (analysis/afs.py failed)" >&2
 fi
 if [ -d "$RUNDIR/names" ]; then
 	$PY "$ROOT/analysis/name_mix.py" "$RUNDIR/names" -o "$RUNDIR/name_lengths.json" |

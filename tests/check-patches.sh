@@ -7,14 +7,16 @@
 #   BASE 6.12: patches/6.12/series on stock-6.12's; its tree need not be
 #   built: the objects the series touches are built in it first
 #   (vm/kbuild.sh --objs), for their flags
+#   BASE afs: patches/afs/series (fs/afs only), with the afs variant's
+#   flags (the tree where kafs is built), the same way
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BASE=${1:-6.1}
-if [ "$BASE" = 6.1 ]; then
-	PDIR=$ROOT/patches STOCK=stock
-else
-	PDIR=$ROOT/patches/$BASE STOCK=stock-$BASE
-fi
+case $BASE in
+6.1) PDIR=$ROOT/patches STOCK=stock ;;
+afs) PDIR=$ROOT/patches/afs STOCK=afs ;;
+*) PDIR=$ROOT/patches/$BASE STOCK=stock-$BASE ;;
+esac
 [ -f "$PDIR/series" ] || { echo "no series for base $BASE: $PDIR/series"; exit 1; }
 SRC=$("$ROOT/vm/kbuild.sh" --src "$STOCK")
 TREE=$("$ROOT/vm/kbuild.sh" --tree "$STOCK")
@@ -32,12 +34,19 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# A scratch copy of the files the series touches, from the tarball's tree.
+# A scratch copy of the files the series touches, from the tarball's tree,
+# with the local headers beside each C file ("internal.h" and the like).
 for f in $files fs/internal.h fs/mount.h; do
 	if [ -f "$SRC/$f" ]; then
 		mkdir -p "$work/$(dirname "$f")"
 		cp "$SRC/$f" "$work/$f"
 	fi
+done
+for c in $csrcs; do
+	d=$(dirname "$c")
+	for h in "$SRC/$d"/*.h; do
+		[ -f "$h" ] && [ ! -f "$work/$d/$(basename "$h")" ] && cp "$h" "$work/$d/"
+	done
 done
 
 # A C file's compile command, from the built tree's .cmd file, pointed at

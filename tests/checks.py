@@ -93,8 +93,10 @@ def config_table(path=None):
     return [dict(zip(keys, line.split())) for line in m.group(1).splitlines() if line.strip()]
 
 
-# A QUICK run: the floor and every configuration but the full run's.
-QUICK_LABELS = {"floor"} | {c["label"] for c in config_table() if c["scope"] != "full"}
+# A QUICK run: the floor and every configuration but the full run's (and
+# AFS's, which only the afs variant's own boot runs).
+QUICK_LABELS = {"floor"} | {c["label"] for c in config_table()
+                            if c["scope"] not in ("full", "afs")}
 
 
 def quick(doc, drift):

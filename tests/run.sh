@@ -2,7 +2,7 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint kernels patches boot clock soak names traces bench gate
+# Steps: lint kernels patches boot clock soak afs names traces bench gate
 #        analysis
 # The behaviour suites boot in check mode (vm/run.sh -m check): a guest
 # timeout there is a real one (tests/clock-stall.sh says why).
@@ -54,6 +54,8 @@ patches() {
 		tests/check-patches.sh
 	check "patches: the 6.12 series applies to fresh linux-source-6.12, checkpatch --strict clean, each patch compiles" \
 		tests/check-patches.sh 6.12
+	check "patches: the AFS patch applies, checkpatch --strict clean, compiles with kafs's flags" \
+		tests/check-patches.sh afs
 }
 
 kernels() {
@@ -104,6 +106,21 @@ soak() {
 		"$LOG/soak/patched/1/conformance.tap"
 }
 
+# The guest's OpenAFS cell (vm/afs-lib.sh) on the afs variant, whose
+# tree starts as a copy of the built base tree (vm/kbuild.sh).
+afs() {
+	step afs
+	check "kernel afs builds (the whole series with kafs, RxRPC and veth)" vm/kbuild.sh afs
+	vm "afs: kafs mounts the guest's OpenAFS cell; the conformance suite passes on it, each skip with its reason" \
+		conformance-afs afs "tests/guest/conformance.sh 2000"
+	check "afs: the suite's AFS tests ran on the cell" \
+		grep -q '^ok [0-9]* conf.afs.fields_regular_file$' "$LOG/vm/conformance-afs/output"
+	vm "afs: a server that cannot start is one named error; a callback break, DONT_SYNC's stale answer; a dead fileserver fails a stat within a bound" \
+		afs-faults afs tests/guest/afs-faults.sh
+	check "afs: the harness records no file-server call with a valid callback, one FetchStatus after a break" \
+		tests/afs-bench.sh "$LOG/afs-bench"
+}
+
 traces() {
 	step traces
 	vm "traces: every bpftrace script counts N events for N calls" traces-patched patched \
@@ -150,7 +167,7 @@ analysis() {
 			--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md
 }
 
-ALL=(lint kernels patches boot clock soak names traces bench gate analysis)
+ALL=(lint kernels patches boot clock soak afs names traces bench gate analysis)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=("${ALL[@]}")
 for s in "${steps[@]}"; do

@@ -143,14 +143,19 @@ fi
 
 # A tree for more fragments than base starts as a copy of the base tree
 # when that one is built: Kbuild records which options each object read,
-# so only what the extra options touch is rebuilt (the afs variant: about
-# SEED_MINUTES instead of a cold build).
+# so only what the extra options and the variant's patches touch is
+# rebuilt, not the whole kernel.
 SEED=$KCACHE/trees/$srcid-base
 if [ ! -d "$TREE" ] && [ "$FRAGMENTS" != base ] && [ -f "$SEED/vmlinux" ]; then
 	stage "starting from the built base tree ($SEED)"
 	rm -rf "$TREE.tmp"
 	cp -a --reflink=auto "$SEED" "$TREE.tmp"
 	rm -f "$TREE.tmp/.statx-cold-steps"
+	# objtool's build records (tools/objtool) name the tree by its
+	# absolute path; left alone, objtool is rebuilt, and every object
+	# that objtool checks with it (most of them).
+	grep -rlF --include='*.cmd' --include='*.d' "$SEED/" "$TREE.tmp" |
+		xargs -r perl -pi -e "s{\Q$SEED/\E}{$TREE/}g"
 	mv "$TREE.tmp" "$TREE"
 fi
 if [ ! -d "$TREE" ]; then

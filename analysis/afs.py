@@ -1,0 +1,209 @@
+"""afs.py - the AFS configuration (issue 19): what a call costs on kafs,
+mounting the guest's own OpenAFS cell (vm/afs-lib.sh), with a valid
+callback and after another client's write broke it; the file-server
+calls each makes; the conformance suite on AFS; beside ext4 and NFS on
+the same series from the reference run.
+
+Usage: analysis/afs.py RUNDIR -o analysis/reference/afs.json
+           RUNDIR: make afs's results/afs, or make bench's RUN/afs:
+           raw/afs.json (the harness) and conformance/output (the TAP)
+       analysis/afs.py [AFS_JSON]   print the section
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import conformance  # noqa: E402
+import statx_results as sr  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
+
+SECTION = ("afs", "AFS: a callback instead of a timeout")
+AFS_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "afs.json"
+# The cases the section reads, valid callback then after a break.
+CASES = ("stat", "fstat", "statx.BASIC_STATS", "statx.TYPE", "statx.BASIC_STATS.FORCE_SYNC",
+         "statx.BASIC_STATS.DONT_SYNC", "statx.fd.empty",
+         "stale.stat", "stale.fstat", "stale.statx.BASIC_STATS", "stale.statx.TYPE",
+         "stale.statx.BASIC_STATS.FORCE_SYNC", "stale.statx.BASIC_STATS.DONT_SYNC")
+
+
+def summarise(rundir):
+    """RUNDIR's afs boots; RUNDIR/afs0 (kafs without patches/afs), when
+    there, under "afs0"."""
+    d = summarise_one(rundir)
+    if (pathlib.Path(rundir) / "afs0").is_dir():
+        d["afs0"] = summarise_one(pathlib.Path(rundir) / "afs0")
+    return d
+
+
+def summarise_one(rundir):
+    rundir = pathlib.Path(rundir)
+    raw = rundir / "raw" / "afs.json"
+    if not raw.is_file():
+        raise SystemExit(f"{raw}: no AFS results (make afs writes them)")
+    h = sr.validate(json.loads(raw.read_text()), "harness_file")
+    cases = {}
+    for c in h["cases"]:
+        if c["name"] in CASES and c.get("errno"):
+            raise SystemExit(f"{raw}: case {c['name']} failed ({c['errno']})")
+        cases[c["name"]] = {"median": c["median"], "ci95": c["ci95"], "iters": c["iters"],
+                            "afs_ops": {k: v for k, v in (c.get("afs_ops_per_call") or {}).items()
+                                        if v}}
+    missing = [n for n in CASES if n not in cases]
+    if missing:
+        raise SystemExit(f"{raw}: no {', '.join(missing)}")
+    tap = rundir / "conformance" / "output"
+    conf = None
+    if tap.is_file():
+        p = conformance.parse(tap.read_text())
+        afs = {n: s for n, s in p["tests"].items() if n.startswith("conf.afs.")
+               or n.startswith("global.afs_")}
+        if not afs:
+            raise SystemExit(f"{tap}: no AFS test ran")
+        conf = {"pass": sum(s == "pass" for s in afs.values()),
+                "fail": sum(s == "fail" for s in afs.values()),
+                "skip": sum(s == "skip" for s in afs.values()),
+                "skips": {n: p["skips"][n] for n in afs if n in p["skips"]},
+                "failed": sorted(n for n, s in afs.items() if s == "fail"),
+                "masks": p["masks"].get("afs", {})}
+    env = h["env"]
+    return {"schema": 1, "kind": "afs", "run": rundir.resolve().name,
+            "release": env.get("release", "?"), "variant": env.get("variant", "?"),
+            "servers": env.get("afs_servers", "?"), "mode": h.get("mode", "cost"),
+            "cases": cases, "conformance": conf}
+
+
+def load(path=AFS_FILE):
+    path = pathlib.Path(path)
+    if not path.is_file():
+        return None
+    return sr.validate(json.loads(path.read_text()), "afs")
+
+
+def spread(c):
+    lo, hi = c["ci95"]
+    return f"{fmt(lo)}–{fmt(hi)}"
+
+
+def calls(c):
+    """A case's file-server calls per call (the breaks it met apart)."""
+    ops = {k: v for k, v in c["afs_ops"].items() if k != "CallBack"}
+    return ", ".join(f"{v:g} {k}" for k, v in sorted(ops.items())) or "none"
+
+
+def beside(r, name):
+    """The same case on the same series' ext4 and NFS v3 (reference run)."""
+    if r is None:
+        return {}
+    s = r.roles.series
+    return {lb: r.case(s, lb, name) for lb in ("ext4", "nfs3", "nfs3.actimeo0")}
+
+
+def table(d, r):
+    rows = []
+    for n in CASES:
+        c = d["cases"][n]
+        # A stale case has no counterpart: the others' cases are hot.
+        b = {} if n.startswith("stale.") else beside(r, n)
+        nfs = b.get("nfs3")
+        rows.append([f"`{n}`", fmt(c["median"]), spread(c), calls(c),
+                     fmt(b["ext4"]["median"]) if b.get("ext4") else "–",
+                     fmt(nfs["median"]) if nfs else "–"])
+    return md_table(["case", "AFS", "95% interval", "file-server calls per call",
+                     "ext4", "NFS v3"], rows)
+
+
+def findings(d, r):
+    c = d["cases"]
+    st, fs, bk = c["stat"], c["fstat"], c["stale.stat"]
+    b = beside(r, "stat")
+    ext4 = b["ext4"]["median"] if b.get("ext4") else None
+    # (A results document without ext4 or NFS leaves them out.)
+    bf = beside(r, "fstat")
+    out = []
+    line = (f"- **Valid callback:** stat() costs {fmt(st['median'])} instructions "
+            f"(95%: {spread(st)}), with no call to the fileserver")
+    if ext4:
+        line += f"; ext4 {fmt(ext4)}"
+    if b.get("nfs3"):
+        line += f", NFS v3 with its attribute cache {fmt(b['nfs3']['median'])}"
+    line += (f".  The excess is in the path walk: fstat() costs {fmt(fs['median'])}"
+             + (f" (ext4 {fmt(bf['ext4']['median'])})" if bf.get("ext4") else "") +
+             ".  Every statx mask costs the same and FORCE_SYNC fetches nothing "
+             f"({fmt(c['statx.BASIC_STATS.FORCE_SYNC']['median'])}): 6.1's afs_getattr() "
+             "validates only when it holds no callback promise, and then asks for "
+             "every field: the mask reaches no AFS RPC.")
+    out.append(line)
+    ratio = bk["median"] / st["median"]
+    cb = bk["afs_ops"].get("CallBack", 0)
+    line = (f"- **After a break** (the peer client appended to the file; the fileserver "
+            f"sent this client {cb:g} CB.CallBack per change): the next stat() costs {fmt(bk['median'])} ({spread(bk)}; "
+            f"{calls(bk)}), {ratio:.1f}x the cached call; statx(TYPE) "
+            f"{fmt(c['stale.statx.TYPE']['median'])}, the same FetchStatus; DONT_SYNC "
+            f"{fmt(c['stale.statx.BASIC_STATS.DONT_SYNC']['median'])} with "
+            f"{calls(c['stale.statx.BASIC_STATS.DONT_SYNC'])}: it returns the stale "
+            "attributes (tests/guest/afs-faults.sh checks the size).")
+    nb = beside(r, "statx.BASIC_STATS.FORCE_SYNC").get("nfs3")
+    na = beside(r, "stat").get("nfs3.actimeo0")
+    if nb and na:
+        line += (f" NFS v3 pays one GETATTR on every FORCE_SYNC ({fmt(nb['median'])}) and, "
+                 f"without its cache, {na.get('nfs_ops_per_call', {}).get('GETATTR', 0):g} "
+                 f"per stat() ({fmt(na['median'])}); AFS pays once per change.")
+    out.append(line)
+    conf = d.get("conformance")
+    if conf:
+        out.append(f"- **Conformance on AFS:** {conf['pass']} passed, {conf['fail']} failed, "
+                   f"{conf['skip']} skipped, each skip with its reason (no FIFOs, sockets or "
+                   "devices: EPERM; ACLs, not mode bits; no inode flags, DIOALIGN or "
+                   "attribute-cache timeout).  Times are whole seconds, ctime is mtime "
+                   "(a chmod's, this client's clock), no BTIME.")
+    a0 = d.get("afs0")
+    if a0 and conf and a0.get("conformance"):
+        m0 = ", ".join(sorted(set(a0["conformance"]["masks"].values())))
+        m1 = ", ".join(sorted(set(conf["masks"].values())))
+        s0, s1 = a0["cases"]["stat"], c["stat"]
+        x0, x1 = a0["cases"]["statx.BASIC_STATS"], c["statx.BASIC_STATS"]
+        out.append(f"- **patches/afs:** 6.1's kafs returns stx_mask {m0} whatever is asked: "
+                   "it claims ATIME, CTIME and BLOCKS, which AFS does not keep (the original "
+                   f"statx series' AFS part cleared them).  With the patch: {m1}.  Cost: "
+                   f"stat() {fmt(s0['median'])} ({spread(s0)}) without, {fmt(s1['median'])} "
+                   f"({spread(s1)}) with; statx() {fmt(x0['median'])} ({spread(x0)}) against "
+                   f"{fmt(x1['median'])} ({spread(x1)}).")
+    return out
+
+
+def section(r=None, path=AFS_FILE):
+    d = load(path)
+    if d is None:
+        return f"No AFS run ({pathlib.Path(path).name} is missing; `make afs` writes it).\n"
+    head = (f"kafs on {d['release']} (the whole series with kafs, RxRPC and veth built in) "
+            f"mounting the guest's own cell: {d['servers']} (run `{d['run']}`); "
+            "instructions per call, cost mode; ext4 and NFS v3 from the reference run's "
+            "same series.")
+    return "\n".join([head, "", *findings(d, r), "", table(d, r), ""])
+
+
+def brief(r=None, path=AFS_FILE):
+    d = load(path)
+    if d is None:
+        return section(r, path)
+    return "\n".join(findings(d, r)) + f"  Every case: {TABLES_LINK}.\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("path", nargs="?", default=str(AFS_FILE))
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args()
+    if a.output:
+        d = sr.validate(summarise(a.path), "afs")
+        pathlib.Path(a.output).write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
+        print("\n".join(findings(d, None)))
+    else:
+        print(section(None, a.path), end="")
+
+
+if __name__ == "__main__":
+    main()
