@@ -290,10 +290,20 @@ static void read_afs_ops(uint64_t *ops)
 
 /* --stale-cmd, before a stale case's sample. */
 static const char *stale_cmd;
+static int dir_fd;	/* the --dir the cases work in (below) */
 
 static void make_stale(void)
 {
-	int rc = system(stale_cmd);
+	struct stat st;
+	int rc;
+
+	/*
+	 * A plain stat first: the change then meets a callback this client
+	 * holds (a DONT_SYNC call before may have left none to break).
+	 */
+	if (fstatat(dir_fd, "d1/d2/d3/file", &st, 0))
+		die("--stale-cmd: cannot stat d1/d2/d3/file: %s", strerror(errno));
+	rc = system(stale_cmd);
 
 	if (rc)
 		die("--stale-cmd '%s' failed (status %d)", stale_cmd, rc);
