@@ -138,8 +138,14 @@ FIXTURE_SETUP(conf)
 
 	self->dfd = -1;
 	fs_unkept = variant->afs && !kernel_is("-afs0") ? AFS_MADE_UP : 0;
+	/*
+	 * Out of setup and past the test (6.1's kselftest_harness.h runs
+	 * the test after a setup that only skipped): the kernel has no such
+	 * file system (AFS without VARIANT=afs).
+	 */
 	if (statfs(variant->mnt, &sf) || sf.f_type != variant->magic)
-		SKIP(return, "%s is not mounted as %s", variant->mnt, variant->fs);
+		SKIP(longjmp(_metadata->env, 1), "%s is not mounted as %s", variant->mnt,
+		     variant->fs);
 	snprintf(self->dir, sizeof(self->dir), "%s/conf-%d-%d", variant->mnt,
 		 getpid(), seq);
 	snprintf(self->sdir, sizeof(self->sdir), "%s/conf-%d-%d", NFS_EXPORT,
