@@ -143,7 +143,10 @@ def findings(d, r):
             f"{fmt(c['stale.statx.TYPE']['median'])}, the same FetchStatus; DONT_SYNC "
             f"{fmt(c['stale.statx.BASIC_STATS.DONT_SYNC']['median'])} with "
             f"{calls(c['stale.statx.BASIC_STATS.DONT_SYNC'])}: it returns the stale "
-            "attributes (tests/guest/afs-faults.sh checks the size).")
+            "attributes (tests/guest/afs-faults.sh checks the size).  A count after a "
+            "break is the whole guest's: kafs, the loopback network and the fileserver's "
+            "own work; on real machines the FetchStatus is a network round trip, which "
+            "no count shows.")
     nb = beside(r, "statx.BASIC_STATS.FORCE_SYNC").get("nfs3")
     na = beside(r, "stat").get("nfs3.actimeo0")
     if nb and na:
