@@ -44,7 +44,7 @@ tcg=()
 # Adding one is adding a line: the analysis reads labels, file systems
 # and the env facts below from the results, never from a list of its own.
 #   label    names the configuration in results.json (unique)
-#   fs       the harness's --fs check (ext4, tmpfs, nfs)
+#   fs       the harness's --fs check (ext4, tmpfs, nfs, afs)
 #   scope    local: every boot but SCOPE=afs; nfs: not in SCOPE=local
 #            boots; full: nor in QUICK runs; afs: SCOPE=afs boots only
 #   vers     NFS version (- for a local file system)
@@ -118,10 +118,12 @@ while read -r label fs scope vers opts netem; do
 	if [ "$fs" = afs ]; then
 		start_afs_cell
 		afs_hist_on
-		# The stale cases: the peer client appends to the file, which
-		# breaks this client's callback on it.
+		# The stale cases: the peer client appends to the file (the
+		# harness names it in $STATX_BENCH_FILE), which breaks this
+		# client's callback on it.
+		# shellcheck disable=SC2016 # expanded by the peer's shell
 		AFS=(--afs-ops --skip-tags local
-			--stale-cmd "$(afs_peer_cmd "echo x >>bench/d1/d2/d3/file")")
+			--stale-cmd "$(afs_peer_cmd 'echo x >>"bench/$STATX_BENCH_FILE"')")
 		run_fs "$label" afs "$AFS_MNT/bench" "" "afs_cell=$AFS_CELL" \
 			"afs_servers=OpenAFS $(dpkg-query -W -f='${Version}' openafs-fileserver 2>/dev/null) (demand-attach), NoAuth, in the guest"
 		AFS=()

@@ -37,7 +37,8 @@
  *                      and afs:afs_cb_call events (bench/guest-bench.sh
  *                      sets them)
  *   --stale-cmd CMD    run the cases marked stale (cases.c): before each of
- *                      their samples, sh -c CMD changes the file behind
+ *                      their samples, sh -c CMD changes the file
+ *                      ($STATX_BENCH_FILE, relative to DIR) behind
  *                      this client's back (AFS: a second client's write,
  *                      which breaks this one's callback); a sample is one
  *                      call
@@ -288,6 +289,9 @@ static void read_afs_ops(uint64_t *ops)
 	read_afs_hist("afs_cb_call", 1, ops);
 }
 
+/* --stale-cmd, before a stale case's sample, changes this file (in --dir;
+ * the command gets it as $STATX_BENCH_FILE). */
+#define STALE_FILE "d1/d2/d3/file"
 /* --stale-cmd, before a stale case's sample. */
 static const char *stale_cmd;
 static int dir_fd;	/* the --dir the cases work in (below) */
@@ -301,8 +305,11 @@ static void make_stale(void)
 	 * A plain stat first: the change then meets a callback this client
 	 * holds (a DONT_SYNC call before may have left none to break).
 	 */
-	if (fstatat(dir_fd, "d1/d2/d3/file", &st, 0))
-		die("--stale-cmd: cannot stat d1/d2/d3/file: %s", strerror(errno));
+	if (fstatat(dir_fd, STALE_FILE, &st, 0))
+		die("--stale-cmd: cannot stat " STALE_FILE ": %s", strerror(errno));
+	/* The command learns the file from here, not from a copy of it. */
+	if (setenv("STATX_BENCH_FILE", STALE_FILE, 1))
+		die("setenv: %s", strerror(errno));
 	rc = system(stale_cmd);
 
 	if (rc)
