@@ -742,6 +742,8 @@ static void prepare(const struct options *o, const struct bench_result *r,
 		c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (c->fd < 0)
 			die("%s: open for writing: %s", bc->name, strerror(errno));
+		if (dirty_fill(c))
+			die("%s: writing its pages: %s", bc->name, strerror(errno));
 		break;
 	case T_OPATH:
 		c->opath_fd = open("d1/d2/d3/file", O_PATH);

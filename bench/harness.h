@@ -104,6 +104,8 @@ struct bench_result {
 
 /* Does @bc carry @tag (one word of its tags)? */
 int case_has_tag(const struct bench_case *bc, const char *tag);
+/* T_DIRTY: write and sync every page the case's writes go round. */
+int dirty_fill(struct bench_ctx *c);
 
 /* The statx mask names as the series' tracepoints print them. */
 void statx_mask_name(unsigned int mask, char *buf, unsigned long len);
