@@ -160,10 +160,11 @@ mix: kernels bench-bin
 	@$(PY) analysis/mix.py results/mix -o analysis/reference/mix.json
 
 ## make hostcal              time the sequences cost mode weighs wrongly on this
-##                            machine's CPU (user space): analysis/reference/hostcal.json
+##                            machine's CPU (user space): analysis/reference/hostcal/
+##                            <vendor>-f<family>-m<model>.json (one file per CPU model)
 hostcal: deps
 	@$(MAKE) -s -C bench
-	@build/hostcal --json analysis/reference/hostcal.json
+	@build/hostcal --out-dir analysis/reference/hostcal
 
 ## make compare BASE=a NEW=b [THRESHOLD=pct] [CQUICK=1] [LABELS=ext4,nfs3]
 ##                            regression gate: every case on every file

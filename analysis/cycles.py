@@ -12,6 +12,13 @@ The model is a sum: each instruction class at its cost on a warm core
 start-up cost plus its bytes at the core's rate.  It does not see cache
 or TLB misses, branch mispredictions, memory-level parallelism or
 front-end stalls; every modeled figure says so (UNSEEN).
+
+The mix is of the kernel as QEMU's -cpu max has it patched at boot: no
+speculation mitigation on the path.  A core's "mitigations" are what
+Debian's 6.1 turns on for it by default, per kernel return, per kernel
+indirect call or jump, per system call's entry and exit (on Zen 2 each
+kernel return goes through SRSO's safe-RET thunk and mispredicts by
+design); weigh() adds them from the mix's kernel-only counts.
 """
 import argparse
 import json
@@ -22,7 +29,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 MODEL_FILE = HERE / "cycle_model.json"
 
 # Instruction classes (analysis/mix.py) weighed per instruction at "plain".
-PLAIN = ("call", "ret", "branch", "memory", "other")
+PLAIN = ("branch", "memory", "other")
+# Direct calls and returns, at "call_ret" (the hosts measured them above
+# the plain interval: a return-stack push or pop each).
+CALL_RET = ("call", "ret")
 # An op of the special classes, as analysis/mix.py names it, to its parameter.
 OP_PARAM = {
     "lfence": "lfence", "mfence": "mfence", "sfence": "sfence",
@@ -32,7 +42,10 @@ OP_PARAM = {
     "iretq": "iretq", "mov": "mov_cr", "wrmsr": "msr", "rdmsr": "msr", "verw": "verw", "cpuid": "cpuid",
 }
 REP_PARAM = {"stos": "rep_stos", "movs": "rep_movs"}
-PARAMS = ("plain", "indirect", "locked", "lfence", "mfence", "sfence", "stac", "clac",
+# A core's mitigations (the model's "mitigations"), each an event the mix
+# counts: kernel returns, kernel indirect branches, system calls in and out.
+MITIGATION_EVENTS = ("per_ret", "per_indirect", "per_entry", "per_exit")
+PARAMS = ("plain", "call_ret", "indirect", "locked", "lfence", "mfence", "sfence", "stac", "clac",
           "syscall_sysret", "swapgs", "rdtsc", "iretq", "mov_cr", "msr", "verw", "cpuid",
           "rep_stos", "rep_movs")
 
@@ -81,20 +94,65 @@ def validate(model):
                     raise ModelError(f"{what}: bytes per cycle must be above 0")
             else:
                 _interval(p.get("cycles"), what + ".cycles")
-            refs = p.get("sources")
-            if not refs:
-                raise ModelError(f"{what}: no source")
-            for r in refs:
-                if r.get("source") not in sources or not r.get("where"):
-                    raise ModelError(f"{what}: source {r!r} is not one the model lists, "
-                                     "or says not where in it")
+            _sources(p, what, sources)
+        mit = c.get("mitigations")
+        if mit is None:
+            continue
+        if not mit.get("kernel") or not mit.get("chosen"):
+            raise ModelError(f"{core}.mitigations: say which kernel (kernel) and what it "
+                             "chooses (chosen)")
+        for ev in MITIGATION_EVENTS:
+            e = mit.get(ev)
+            what = f"{core}.mitigations.{ev}"
+            if not isinstance(e, dict):
+                raise ModelError(f"{what}: missing")
+            _interval(e.get("cycles"), what + ".cycles")
+            if not isinstance(e.get("insns"), int) or e["insns"] < 0 or not e.get("what"):
+                raise ModelError(f"{what}: wants insns (an integer, 0 or more) and what")
+            _sources(e, what, sources)
     return model
 
 
-def weigh(mix, core, model, case="?"):
+def _sources(p, what, sources):
+    refs = p.get("sources")
+    if not refs:
+        raise ModelError(f"{what}: no source")
+    for r in refs:
+        if r.get("source") not in sources or not r.get("where"):
+            raise ModelError(f"{what}: source {r!r} is not one the model lists, "
+                             "or says not where in it")
+
+
+def mitigation_words(model, core):
+    """What the core's mitigations add, in a phrase: "none on this path",
+    or each event's cycles."""
+    mit = model["cores"][core].get("mitigations")
+    names = {"per_ret": "each kernel return", "per_indirect": "each kernel indirect branch",
+             "per_entry": "each system call's entry", "per_exit": "each return to user space"}
+    words = [f"{names[ev]} {mit[ev]['cycles'][0]:.0f}–{mit[ev]['cycles'][1]:.0f}"
+             for ev in MITIGATION_EVENTS if mit and mit[ev]["cycles"][1] > 0]
+    return ", ".join(words) if words else "none on this path"
+
+
+def mitigation_counts(mix, case="?"):
+    """{event: count} of one call's mix: its kernel returns, kernel
+    indirect calls and jumps, and system calls (each an entry and an
+    exit).  Raises, naming the case, for a mix without kernel-only counts
+    (analysis/mix.py before they were kept)."""
+    k = mix.get("kernel")
+    if k is None:
+        raise ModelError(f"{case}: the mix has no kernel-only counts of returns and indirect "
+                         "branches (rerun make mix)")
+    sc = mix["ops"].get("syscall", 0)
+    return {"per_ret": k["ret"], "per_indirect": k["indirect"], "per_entry": sc, "per_exit": sc}
+
+
+def weigh(mix, core, model, case="?", mitigations=True):
     """Modeled cycles of one case's mix (analysis/mix.py's) on @core:
-    (low, high, parts), parts by parameter.  Every instruction of the mix
-    is weighed once, or this raises naming the case."""
+    (low, high, parts), parts by parameter, and with @mitigations the
+    core's (part "mitigations"; a core with none adds nothing).  Every
+    instruction of the mix is weighed once, or this raises naming the
+    case."""
     params = model["cores"][core]["params"]
     parts = {}
 
@@ -107,6 +165,9 @@ def weigh(mix, core, model, case="?"):
     weighed = 0
     n = sum(cls[k] for k in PLAIN)
     add("plain", n * params["plain"]["cycles"][0], n * params["plain"]["cycles"][1])
+    weighed += n
+    n = sum(cls[k] for k in CALL_RET)
+    add("call_ret", n * params["call_ret"]["cycles"][0], n * params["call_ret"]["cycles"][1])
     weighed += n
     for k in ("indirect", "locked"):
         c = params[k]["cycles"]
@@ -145,6 +206,12 @@ def weigh(mix, core, model, case="?"):
     weighed += execs
     if weighed != mix["total"]:
         raise ModelError(f"{case}: {weighed} instructions weighed of {mix['total']}")
+    mit = model["cores"][core].get("mitigations") if mitigations else None
+    if mit and any(mit[ev]["cycles"][1] > 0 for ev in MITIGATION_EVENTS):
+        for ev, n in mitigation_counts(mix, case).items():
+            c = mit[ev]["cycles"]
+            if n and c[1] > 0:
+                add("mitigations", n * c[0], n * c[1])
     lo = sum(p[0] for p in parts.values())
     hi = sum(p[1] for p in parts.values())
     return lo, hi, {k: [round(v[0], 1), round(v[1], 1)] for k, v in parts.items()}
@@ -171,15 +238,45 @@ def sequence_parts(seq):
         return [(name, 1, 0)]
     if name == "lock_add":
         return [("locked", 1, 0)]
-    if name.startswith("loop_") or name.startswith("call_ret"):
+    if name.startswith("loop_"):
         return [("plain", seq["icount"], 0)]
+    # Calls and returns: ten of each, and the sequence's own (asm) or the
+    # C loop's counter (call_ret_x10); a thunk's jmp is plain.
+    if name == "call_ret_x10":
+        return [("call_ret", 20, 0), ("plain", seq["icount"] - 20, 0)]
+    if name == "asm_call_ret_x10":
+        return [("call_ret", seq["icount"], 0)]
+    if name == "ret_thunk_x10":
+        return [("call_ret", 22, 0), ("plain", seq["icount"] - 22, 0)]
+    if name == "indirect_x10":
+        return [("indirect", 10, 0), ("call_ret", 12, 0), ("plain", seq["icount"] - 22, 0)]
+    # dropret_x10 and retpoline_x10: the shapes of Zen 2's mitigations,
+    # which the model weighs with Zen 2's costs (mitigations), not with the
+    # host's core's parameters: set beside them by mitigation_shapes().
     return None
 
 
-def against_host(hostcal, model, limit=0.25):
+# The host sequences that time a mitigation's shape, against the sequence
+# without it: (sequence, its base, the event, calls per sequence).
+SHAPES = (("dropret_x10", "asm_call_ret_x10", "per_ret", 10),
+          ("retpoline_x10", "indirect_x10", "per_indirect", 10))
+
+
+def mitigation_shapes(hostcal):
+    """[(sequence, event, cycles per event)]: what each mitigation shape
+    adds per event on the host (plain-loop iterations), for the shapes the
+    host file has."""
+    seqs = {s["name"]: s for s in hostcal["sequences"]}
+    return [(name, ev, (seqs[name]["loop_iters"] - seqs[base]["loop_iters"]) / n)
+            for name, base, ev, n in SHAPES if name in seqs and base in seqs]
+
+
+def against_host(hostcal, model, limit=0.25, path=None):
     """Each host sequence: the model's interval on this CPU's core, the
     measured cycles (plain-loop iterations), and whether they agree: the
-    measurement inside the interval widened by @limit."""
+    measurement inside the interval widened by @limit; "fitted" when a
+    parameter it uses cites this very file (@path): its agreement is then
+    by construction."""
     core = core_of(hostcal, model)
     if core is None:
         raise ModelError(f"the model has no core for family {hostcal.get('family')} "
@@ -191,8 +288,12 @@ def against_host(hostcal, model, limit=0.25):
         if parts is None:
             continue
         lo = hi = 0.0
+        fitted = False
         for name, count, size in parts:
             p = params[name]
+            fitted |= path is not None and any(
+                model["sources"][r["source"]]["url"].endswith("/" + pathlib.Path(path).name)
+                for r in p["sources"])
             if name.startswith("rep_"):
                 lo += p["startup"][0] + size / p["bytes_per_cycle"][1]
                 hi += p["startup"][1] + size / p["bytes_per_cycle"][0]
@@ -209,7 +310,7 @@ def against_host(hostcal, model, limit=0.25):
         rows.append({"name": seq["name"], "what": seq["what"], "param": parts[0][0],
                      "icount": seq["icount"], "model": [round(lo, 1), round(hi, 1)],
                      "measured": round(meas, 1), "off_pct": round(100 * off, 1),
-                     "agrees": abs(off) <= limit})
+                     "agrees": abs(off) <= limit, "fitted": fitted})
     return core, rows
 
 
@@ -227,11 +328,15 @@ def main():
             n = sum(len(c["params"]) for c in model["cores"].values())
             print(f"cycle model: {len(model['cores'])} cores, {n} parameters, each with a source")
         else:
-            core, rows = against_host(json.loads(pathlib.Path(args.file).read_text()), model)
+            h = json.loads(pathlib.Path(args.file).read_text())
+            core, rows = against_host(h, model, path=args.file)
             for r in rows:
                 print(f"{core} {r['name']:16s} model {r['model'][0]:8.1f}-{r['model'][1]:<8.1f} "
                       f"measured {r['measured']:8.1f} {r['off_pct']:+6.1f}% "
-                      f"{'agrees' if r['agrees'] else 'DISAGREES'}")
+                      f"{'agrees' if r['agrees'] else 'DISAGREES'}"
+                      f"{' (fitted)' if r['fitted'] else ''}")
+            for name, ev, c in mitigation_shapes(h):
+                print(f"{core} {name:16s} {c:.1f} cycles per {ev[4:]} on this host")
     except ModelError as e:
         sys.exit(f"cycles.py: {e}")
 

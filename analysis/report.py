@@ -23,7 +23,6 @@ RESULTS is a results.json (bench/SCHEMA.md) or its summary
 written by hand and holds no measured number.
 """
 import argparse
-import json
 import pathlib
 import re
 import sys
@@ -135,42 +134,46 @@ def config_diff_text(doc):
     return "\n".join(out)
 
 
-# build/hostcal's file (make hostcal): this machine's CPU, user space.
-HOSTCAL_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "hostcal.json"
+# build/hostcal's files (make hostcal): one per CPU model, user space.
+HOSTCAL_DIR = pathlib.Path(__file__).resolve().parent / "reference" / "hostcal"
 
 
-def sec_hostcal(r, path=HOSTCAL_FILE):
+def sec_hostcal(r, hostcal_dir=HOSTCAL_DIR):
     """What cost mode counts for the sequences it weighs wrongly, against
-    what they take on the host's own CPU (bench/hostcal.c)."""
-    path = pathlib.Path(path)
-    if not path.is_file():
-        return f"No host calibration ({path.name} is missing; `make hostcal` writes it).\n"
-    h = sr.validate(json.loads(path.read_text()), "hostcal")
+    what they take on each calibrated host CPU (bench/hostcal.c)."""
+    docs = mix.hostcals(hostcal_dir)
+    if not docs:
+        return (f"No host calibration ({pathlib.Path(hostcal_dir).name}/ holds none; "
+                "`make hostcal` writes one).\n")
     guest = {c["name"]: c["median"] for c in (sr.config(r.doc, r.boots[0], "floor") or
                                                {"cases": []})["cases"]}
-    rows = []
-    for x in h["sequences"]:
-        if x["name"] == "empty":
-            continue
-        rows.append([f"`{x['name']}`", x["what"], fmt(x["icount"]),
-                     f"{x['loop_iters']:,.1f}", f"{x['ns']:,.2f} ({x['ns_range'][0]:,.2f}–"
-                     f"{x['ns_range'][1]:,.2f})",
-                     f"{x['icount'] / x['loop_iters']:,.2f}" if x["loop_iters"] > 0 else "–"])
-    flags = ", ".join(f for f in ("erms", "fsrm") if h[f]) or "neither erms nor fsrm"
-    out = [f"On the host's own CPU ({h['cpu']}, family {h['family']} model {h['model']}, "
-           f"{flags}; user space, `bench/hostcal.c`, median of {h['samples']} batches of "
-           f"{h['batch']}): what each sequence takes, in iterations of a plain "
-           "`dec; jnz` loop (one a cycle on current cores, so close to cycles) and in ns "
-           "with the range over batches, beside what cost mode counts for it.  The last "
-           "column is how many counted instructions stand for one loop iteration: two for "
-           "the loop itself; far above two, cost mode over-weights a sequence, far below, it "
-           "hides it.", "",
-           md_table(["sequence", "what", "cost mode counts", "loop iterations", "ns (range)",
-                     "counted per iteration"], rows)]
+    out = []
+    for p, h in docs:
+        rows = []
+        for x in h["sequences"]:
+            if x["name"] == "empty":
+                continue
+            rows.append([f"`{x['name']}`", x["what"], fmt(x["icount"]),
+                         f"{x['loop_iters']:,.1f}", f"{x['ns']:,.2f} ({x['ns_range'][0]:,.2f}–"
+                         f"{x['ns_range'][1]:,.2f})",
+                         f"{x['icount'] / x['loop_iters']:,.2f}" if x["loop_iters"] > 0
+                         else "–"])
+        flags = ", ".join(f for f in ("erms", "fsrm") if h[f]) or "neither erms nor fsrm"
+        when = f", measured {h['date']}" if h.get("date") else ""
+        out += [f"On a host CPU ({h['cpu']}, family {h['family']} model {h['model']}, "
+                f"{flags}{when}; `{p.name}`; user space, `bench/hostcal.c`, median of "
+                f"{h['samples']} batches of {h['batch']}): what each sequence takes, in "
+                "iterations of a plain `dec; jnz` loop (one a cycle on current cores, so "
+                "close to cycles) and in ns with the range over batches, beside what cost "
+                "mode counts for it.  The last column is how many counted instructions stand "
+                "for one loop iteration: two for the loop itself; far above two, cost mode "
+                "over-weights a sequence, far below, it hides it.", "",
+                md_table(["sequence", "what", "cost mode counts", "loop iterations",
+                          "ns (range)", "counted per iteration"], rows), ""]
     if "calib.rep_stosb_4096" in guest:
-        out += ["", f"In the guest, cost mode counted `calib.rep_stosb_4096` (the same "
+        out += [f"In the guest, cost mode counted `calib.rep_stosb_4096` (the same "
                 f"4096-byte `rep stosb`, {r.boots[0]}) as {fmt(guest['calib.rep_stosb_4096'])}."]
-    return "\n".join(out) + "\n"
+    return "\n".join(out).rstrip() + "\n"
 
 
 def sec_calibration(r):

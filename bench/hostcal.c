@@ -2,10 +2,15 @@
 /*
  * hostcal.c - what the sequences cost mode weighs wrongly cost on this
  * machine's own CPU, in user space: REP string instructions at the sizes
- * the kernel uses, fences, a locked read-modify-write, call/ret, against a
- * plain two-instruction loop.
+ * the kernel uses, fences, a locked read-modify-write, call/ret, and the
+ * shapes Debian's speculation mitigations give a kernel's returns and
+ * indirect calls on some cores (a return thunk, a return through a call
+ * whose stack slot is dropped, a retpoline), against a plain
+ * two-instruction loop.
  *
- * Usage: hostcal [--samples N] [--json FILE]
+ * Usage: hostcal [--samples N] [--json FILE | --out-dir DIR]
+ *   --out-dir writes DIR/<vendor>-f<family>-m<model>.json (one file per
+ *   CPU model, so that calibrations of several machines sit side by side).
  *
  * Runs on the host, natively, nothing loaded into the kernel.  There is
  * no PMU here, so no cycle counter: each sequence is timed with
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #include "util.h"
@@ -109,6 +115,91 @@ static void op_empty(unsigned long n)
 }
 
 /*
+ * The mitigation shapes, as functions of their own (a call from inline
+ * asm would write below the stack pointer, into the red zone).  Each
+ * hc_*_x10 makes ten calls of an empty function and returns:
+ *   plain     call; ret
+ *   thunk     the callee's ret is "jmp" to a shared "ret" (a return thunk)
+ *   dropret   the callee's ret is "jmp" to a stub that calls a second
+ *             stub, which drops its own return address and returns to the
+ *             first caller: the return stack predicts the dropped address
+ *             (the shape of a safe-RET return thunk)
+ *   indirect  call *%rax
+ *   retpoline call to a stub that calls past a pause/lfence loop,
+ *             overwrites its return address with %rax and returns: the
+ *             return stack predicts the loop, the ret goes to %rax
+ * Written from the descriptions in the kernel's
+ * Documentation/admin-guide/hw-vuln/ and the instruction shapes; the
+ * kernel's own thunks are not copied.
+ */
+void hc_plain_x10(void);
+void hc_thunk_x10(void);
+void hc_dropret_x10(void);
+void hc_indirect_x10(void);
+void hc_retpoline_x10(void);
+
+#define TEN(x) x "\n\t" x "\n\t" x "\n\t" x "\n\t" x "\n\t" \
+	       x "\n\t" x "\n\t" x "\n\t" x "\n\t" x "\n\t"
+__asm__(".text\n"
+	".p2align 6\n"
+	"hc_leaf:\n\tret\n\tint3\n"
+	".p2align 6\n"
+	"hc_ret_thunk:\n\tret\n\tint3\n"
+	".p2align 6\n"
+	"hc_leaf_thunk:\n\tjmp hc_ret_thunk\n\tint3\n"
+	".p2align 6\n"
+	"hc_drop_stub:\n\tlea 8(%rsp), %rsp\n\tret\n\tint3\n"
+	".p2align 6\n"
+	"hc_drop_thunk:\n\tcall hc_drop_stub\n\tud2\n"
+	".p2align 6\n"
+	"hc_leaf_drop:\n\tjmp hc_drop_thunk\n\tint3\n"
+	".p2align 6\n"
+	"hc_rp_rax:\n\tcall 2f\n"
+	"1:\tpause\n\tlfence\n\tjmp 1b\n"
+	"2:\tmov %rax, (%rsp)\n\tret\n\tint3\n"
+	".p2align 6\n"
+	".globl hc_plain_x10\n"
+	"hc_plain_x10:\n\t" TEN("call hc_leaf") "ret\n"
+	".globl hc_thunk_x10\n"
+	"hc_thunk_x10:\n\t" TEN("call hc_leaf_thunk") "ret\n"
+	".globl hc_dropret_x10\n"
+	"hc_dropret_x10:\n\t" TEN("call hc_leaf_drop") "ret\n"
+	".globl hc_indirect_x10\n"
+	"hc_indirect_x10:\n\tlea hc_leaf(%rip), %rax\n\t" TEN("call *%rax") "ret\n"
+	".globl hc_retpoline_x10\n"
+	"hc_retpoline_x10:\n\tlea hc_leaf(%rip), %rax\n\t" TEN("call hc_rp_rax") "ret\n");
+
+static void op_plain(unsigned long n)
+{
+	(void)n;
+	hc_plain_x10();
+}
+
+static void op_thunk(unsigned long n)
+{
+	(void)n;
+	hc_thunk_x10();
+}
+
+static void op_dropret(unsigned long n)
+{
+	(void)n;
+	hc_dropret_x10();
+}
+
+static void op_indirect(unsigned long n)
+{
+	(void)n;
+	hc_indirect_x10();
+}
+
+static void op_retpoline(unsigned long n)
+{
+	(void)n;
+	hc_retpoline_x10();
+}
+
+/*
  * A REP string instruction over @n bytes; cost mode counts one instruction
  * per iteration (QEMU counts each).  The sizes: the 4 KiB name buffer, the
  * 256-byte struct statx, patch 5's 192-byte object and its 160-byte limit.
@@ -124,6 +215,14 @@ static const struct seq seqs[] = {
 	{ "mfence", "mfence", 0, op_mfence, 1 },
 	{ "lock_add", "lock addq $1, mem", 0, op_lock_add, 1 },
 	{ "call_ret_x10", "10 x (call; ret) of an empty function", 0, op_calls, 30 },
+	/* icount: the outer call and ret, then per call what QEMU counts. */
+	{ "asm_call_ret_x10", "10 x (call; ret), in asm", 0, op_plain, 2 + 10 * 2 },
+	{ "ret_thunk_x10", "10 x (call; jmp to a return thunk; ret)", 0, op_thunk, 2 + 10 * 3 },
+	{ "dropret_x10", "10 x (call; jmp; call; lea 8(%rsp); ret): a safe-RET thunk's shape",
+	  0, op_dropret, 2 + 10 * 5 },
+	{ "indirect_x10", "10 x (call *%rax; ret)", 0, op_indirect, 3 + 10 * 2 },
+	{ "retpoline_x10", "10 x (call thunk; call; mov to (%rsp); ret; ret): a retpoline",
+	  0, op_retpoline, 3 + 10 * 5 },
 };
 #define NSEQ (sizeof(seqs) / sizeof(seqs[0]))
 
@@ -142,7 +241,9 @@ static void batch(const struct seq *s, double *ns, double *tsc)
 int main(int argc, char **argv)
 {
 	double ns[NSEQ], tsc[NSEQ], *sn, *st;
-	const char *json = NULL;
+	const char *json = NULL, *dir = NULL;
+	char vendor[64] = "unknown", path[4096], today[16];
+	time_t t;
 	unsigned int samples = 31, i, k;
 	cpu_set_t cpus;
 	FILE *f = NULL;
@@ -155,8 +256,10 @@ int main(int argc, char **argv)
 			samples = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--json") && i + 1 < (unsigned int)argc)
 			json = argv[++i];
+		else if (!strcmp(argv[i], "--out-dir") && i + 1 < (unsigned int)argc)
+			dir = argv[++i];
 		else
-			die("usage: hostcal [--samples N] [--json FILE]");
+			die("usage: hostcal [--samples N] [--json FILE | --out-dir DIR]");
 	}
 	if (samples < 3)
 		die("--samples wants 3 or more");
@@ -169,6 +272,7 @@ int main(int argc, char **argv)
 	while (ci && fgets(line, sizeof(line), ci)) {
 		if (line[0] == '\n')
 			break;
+		sscanf(line, "vendor_id : %63s", vendor);
 		sscanf(line, "model name : %255[^\n]", model);
 		sscanf(line, "cpu family : %d", &family);
 		sscanf(line, "model : %d", &modelnr);
@@ -179,6 +283,19 @@ int main(int argc, char **argv)
 	}
 	if (ci)
 		fclose(ci);
+	t = time(NULL);
+	strftime(today, sizeof(today), "%Y-%m-%d", gmtime(&t));
+	if (json && dir)
+		die("--json and --out-dir: one or the other");
+	if (dir) {
+		const char *v = !strcmp(vendor, "AuthenticAMD") ? "amd" :
+				!strcmp(vendor, "GenuineIntel") ? "intel" : "cpu";
+
+		if (family < 0 || modelnr < 0)
+			die("/proc/cpuinfo gives no family and model: use --json FILE");
+		snprintf(path, sizeof(path), "%s/%s-f%d-m%d.json", dir, v, family, modelnr);
+		json = path;
+	}
 	sn = calloc((size_t)samples * NSEQ, sizeof(*sn));
 	st = calloc((size_t)samples * NSEQ, sizeof(*st));
 	if (!sn || !st)
@@ -201,6 +318,7 @@ int main(int argc, char **argv)
 		json_str(f, model);
 		fprintf(f, ", \"family\": %d, \"model\": %d, \"erms\": %s, \"fsrm\": %s",
 			family, modelnr, erms ? "true" : "false", fsrm ? "true" : "false");
+		fprintf(f, ", \"date\": \"%s\"", today);
 		fprintf(f, ",\n  \"batch\": %d, \"samples\": %u, \"loop_iterations\": %d,\n"
 			"  \"note\": \"medians over samples of BATCH operations, the empty batch loop "
 			"subtracted; loop_iters: the operation in plain-loop iterations\",\n"
@@ -234,6 +352,7 @@ int main(int argc, char **argv)
 		fprintf(f, "  ]\n}\n");
 		if (fclose(f))
 			die("cannot write %s", json);
+		printf("hostcal: wrote %s\n", json);
 	}
 	free(sn);
 	free(st);

@@ -278,7 +278,9 @@ def study(doc, listing, max_files, skip=None):
 # What the cycle model weighs: REP string instructions at the kernel's
 # sizes, fences, a locked RMW, call/ret, and the plain loop they are read in.
 HOSTCAL_SEQUENCES = {"loop_1000", "rep_stosb_4096", "rep_stosb_160", "rep_movsb_4096",
-                     "rep_movsb_160", "lfence", "mfence", "lock_add", "call_ret_x10"}
+                     "rep_movsb_160", "lfence", "mfence", "lock_add", "call_ret_x10",
+                     "asm_call_ret_x10", "ret_thunk_x10", "dropret_x10", "indirect_x10",
+                     "retpoline_x10"}
 
 
 def hostcal(doc):
@@ -327,7 +329,8 @@ def mix(doc, model=None):
                     bad.append(f"{where}: {m['diff_pct']:+.2f}% from cost mode")
                 for core in model["cores"]:
                     try:
-                        cycles.weigh(m, core, model, where)
+                        # The model's mitigations are 6.1's (cycle_model.json).
+                        cycles.weigh(m, core, model, where, mitigations=not v.endswith("-6.12"))
                     except cycles.ModelError as e:
                         bad.append(str(e))
     if not n:

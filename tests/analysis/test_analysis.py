@@ -925,22 +925,28 @@ def test_report_keeps_brief_sections_and_the_tables_file_the_full_ones(doc, tmp_
 
 def test_hostcal_section_sets_the_host_beside_cost_mode(doc, tmp_path):
     r = report.Report(doc)
-    assert "is missing" in report.sec_hostcal(r, tmp_path / "none.json")
+    assert "holds none" in report.sec_hostcal(r, tmp_path)
     seq = {"name": "rep_stosb_4096", "what": "rep stosb, 4096 bytes", "size": 4096,
            "icount": 4096, "ns": 64.0, "ns_range": [62.0, 70.0], "tsc": 140.0,
            "loop_iters": 128.0}
     h = {"schema": 1, "kind": "hostcal", "cpu": "AMD EPYC", "family": 23, "model": 49,
          "erms": False, "fsrm": True, "batch": 2000, "samples": 31, "sequences": [seq]}
-    p = tmp_path / "hostcal.json"
+    p = tmp_path / "amd-f23-m49.json"
     p.write_text(json.dumps(h))
-    text = report.sec_hostcal(r, p)
-    assert "family 23 model 49, fsrm" in text
+    text = report.sec_hostcal(r, tmp_path)
+    assert "family 23 model 49, fsrm; `amd-f23-m49.json`" in text
     assert "| `rep_stosb_4096` | rep stosb, 4096 bytes | 4,096 | 128.0 | 64.00 (62.00–70.00) | 32.00 |" in text
     assert "counted `calib.rep_stosb_4096`" in text and "as 4,135." in text
+    # A second CPU's file: a table of its own, the date it was measured.
+    (tmp_path / "amd-f26-m2.json").write_text(json.dumps(
+        {**h, "family": 26, "model": 2, "date": "2026-12-06"}))
+    text = report.sec_hostcal(r, tmp_path)
+    assert "family 26 model 2, fsrm, measured 2026-12-06" in text
+    assert text.count("| `rep_stosb_4096` |") == 2
     del h["cpu"]
     p.write_text(json.dumps(h))
     with pytest.raises(sr.SchemaError):
-        report.sec_hostcal(r, p)
+        report.sec_hostcal(r, tmp_path)
 
 
 def test_runs_section_compares_kept_runs_built_from_the_same_configs(doc, tmp_path):

@@ -229,3 +229,69 @@ def test_mix_file_is_one_line_per_case_and_reads_back():
     assert json.loads(text) == doc
     cases = sum(len(c) for v in doc["variants"].values() for c in v.values())
     assert sum(1 for line in text.splitlines() if line.startswith("    ")) == cases
+
+
+def test_kernel_only_counts_leave_user_space_out(tmp_path):
+    """The body's indirect call is user space's; the kernel block's are the
+    kernel's: a core's mitigations apply to these alone."""
+    m = mix.variant_mix(write_run(tmp_path, 6.0))["ext4"]["x"]
+    assert m["classes"]["indirect"] == 1
+    assert m["kernel"] == {"call": 0, "ret": 0, "indirect": 0}
+
+
+def test_mitigations_add_per_event_and_need_kernel_counts():
+    """Zen 2's safe-RET thunk costs each kernel return; Zen 5 under 6.1
+    adds nothing; a mix without kernel-only counts is named, not guessed,
+    unless the caller weighs without mitigations."""
+    model = cycles.load()
+    m = {"total": 12, "classes": dict.fromkeys(mix.CLASSES, 0), "ops": {"syscall": 1},
+         "rep": [], "kernel": {"call": 4, "ret": 4, "indirect": 1}}
+    m["classes"].update(call=4, ret=4, indirect=1, system=1, other=2)
+    lo, hi, parts = cycles.weigh(m, "zen2", model, "x")
+    z2 = model["cores"]["zen2"]["mitigations"]
+    want = [4 * z2["per_ret"]["cycles"][i] + z2["per_indirect"]["cycles"][i]
+            + z2["per_entry"]["cycles"][i] + z2["per_exit"]["cycles"][i] for i in (0, 1)]
+    assert parts["mitigations"] == [round(w, 1) for w in want]
+    assert "mitigations" not in cycles.weigh(m, "zen5", model, "x")[2]
+    lo0, hi0, _ = cycles.weigh(m, "zen2", model, "x", mitigations=False)
+    assert lo0 < lo and hi0 < hi
+    old = {k: v for k, v in m.items() if k != "kernel"}
+    with pytest.raises(cycles.ModelError, match="old-case: the mix has no kernel-only counts"):
+        cycles.weigh(old, "zen2", model, "old-case")
+    assert cycles.weigh(old, "zen2", model, "old-case", mitigations=False)[0] == lo0
+
+
+def test_mitigations_want_a_source_and_a_count():
+    model = copy.deepcopy(cycles.load())
+    model["cores"]["zen2"]["mitigations"]["per_ret"]["sources"] = []
+    with pytest.raises(cycles.ModelError, match="zen2.mitigations.per_ret: no source"):
+        cycles.validate(model)
+    model = copy.deepcopy(cycles.load())
+    del model["cores"]["zen2"]["mitigations"]["per_entry"]["insns"]
+    with pytest.raises(cycles.ModelError, match="zen2.mitigations.per_entry: wants insns"):
+        cycles.validate(model)
+
+
+def test_host_shapes_and_fitted_parameters(tmp_path):
+    """A host's mitigation shapes are its sequence against the same calls
+    without it; a row whose parameter cites this host's file is fitted."""
+    model = cycles.load()
+
+    def seq(name, icount, iters):
+        return {"name": name, "what": name, "size": 0, "icount": icount, "ns": iters / 3,
+                "ns_range": [0, 1], "tsc": iters, "loop_iters": iters}
+    h = {"schema": 1, "kind": "hostcal", "cpu": "AMD EPYC", "family": 26, "model": 2,
+         "erms": True, "fsrm": True, "batch": 2000, "samples": 31,
+         "sequences": [seq("asm_call_ret_x10", 22, 36.0), seq("dropret_x10", 52, 296.0),
+                       seq("indirect_x10", 23, 36.0), seq("retpoline_x10", 53, 256.0),
+                       seq("lock_add", 1, 13.6), seq("lfence", 1, 11.0)]}
+    assert cycles.mitigation_shapes(h) == [("dropret_x10", "per_ret", 26.0),
+                                           ("retpoline_x10", "per_indirect", 22.0)]
+    path = tmp_path / "amd-f26-m2.json"
+    core, rows = cycles.against_host(h, model, path=path)
+    by = {r["name"]: r for r in rows}
+    assert core == "zen5" and by["lock_add"]["fitted"] and not by["lfence"]["fitted"]
+    assert not cycles.against_host(h, model, path=tmp_path / "other.json")[1][0]["fitted"]
+    path.write_text(json.dumps(h))
+    text = "\n".join(mix.hosts_section(model, tmp_path))
+    assert "`dropret_x10` 26.0 cycles per return" in text and "fitted" in text
