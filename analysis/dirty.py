@@ -155,7 +155,14 @@ def section(r):
            f"alone), {r.unit} per call, on {bt}, with the NFS WRITE RPCs and bytes "
            "written to the server per call.  On NFS a wait for the server or a "
            "writeback timer shows in cost mode as the clock jumping to the next timer "
-           "deadline, so these NFS figures are not pure instruction counts.", ""]
+           "deadline, so these NFS figures are not pure instruction counts."
+           + ("" if all("filled" in c.get("tags", []) for lb in labels for c in
+                        [r.case(bt, lb, n) for n in names + [base]] if c) else
+              "  **These figures predate the fix of 2026-12-06:** the run's harness let "
+              "each case's first 256 calls grow the file, a new page each (4 KiB zeroed "
+              "with init_on_alloc=1), and a median fell on either side of that change with "
+              "the calls per sample; its local figures are not a steady writer's.  The "
+              "next reference run replaces them (cases tagged `filled`)."), ""]
     rows = []
     for lb in labels:
         w = r.v(bt, lb, base)

@@ -712,6 +712,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mixdir")
     ap.add_argument("-o", "--output")
+    ap.add_argument("--keep", metavar="MIX.json",
+                    help="carry over from this file the variants MIXDIR has not (each "
+                         "listed; a kept variant keeps what its own run recorded)")
     args = ap.parse_args()
     root = pathlib.Path(args.mixdir)
     variants = [d for d in sorted(root.iterdir()) if (d / "kallsyms").exists()]
@@ -724,6 +727,15 @@ def main():
             doc["variants"][d.name] = variant_mix(d)
     except MixError as e:
         sys.exit(f"mix.py: {e}")
+    if args.keep:
+        kept = json.loads(pathlib.Path(args.keep).read_text())
+        for v, configs in kept["variants"].items():
+            if v not in doc["variants"]:
+                doc["variants"][v] = configs
+                print(f"mix: {v}: kept from {args.keep}"
+                      + ("" if all("kernel" in m for c in configs.values() for m in c.values())
+                         else " (no kernel-only counts: weighed without mitigations only)"))
+        doc["variants"] = dict(sorted(doc["variants"].items()))
     for v, configs in doc["variants"].items():
         for label, cases in configs.items():
             for name, m in cases.items():

@@ -367,7 +367,8 @@ static long body_real_ls(struct bench_ctx *c)
  *   anchor   by path, drawn beside the fd cases
  *   namelen  the name-length study; local: run on local file systems
  *            only (the cost is getname()'s, the same on every one)
- *   dirty    a writer's stat; base: the write alone, the others' base
+ *   dirty    a writer's stat; base: the write alone, the others' base;
+ *            filled: every write rewrites a page the file has (dirty_fill)
  *   calib    the calibration table
  *   p1 .. p5 where each patch's claim is read (the patches' tables)
  */
@@ -383,7 +384,7 @@ static long body_real_ls(struct bench_ctx *c)
 /* A padded name of @len bytes: the name-length study. */
 #define LONGNAME(n, c, b, m, len, tg) ROW(n, c, "raw", b, T_PATH, 0, m, 0, len, "namelen local" tg)
 /* A dirty page, then the call. */
-#define DIRTY(n, c, b, fl, m, tg) ROW(n, c, "raw", b, T_DIRTY, fl, m, 0, 0, "dirty " tg)
+#define DIRTY(n, c, b, fl, m, tg) ROW(n, c, "raw", b, T_DIRTY, fl, m, 0, 0, "dirty filled " tg)
 /* The one call after a change behind the client's back (--stale-cmd). */
 #define STALE(n, c, b, t, fl, m)					\
 	{ .name = n, .call = c, .kind = "raw", .body = b, .target = t,	\

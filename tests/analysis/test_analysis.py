@@ -264,6 +264,12 @@ def test_dirty_section_is_read_against_the_write_alone(doc):
     text = dirty.section(report.Report(d))
     assert "| ext4 | stat | 1,000 | 4,000 |" in text
     assert "| ext4 | statx.SIZE | 1,000 | 200 |" in text
+    # A run whose harness did not write the file's pages first says so.
+    assert "predate the fix" in text
+    for c in cfg["cases"]:
+        if c["name"].startswith("dirty."):
+            c["tags"] = c["tags"] + ["filled"]
+    assert "predate the fix" not in dirty.section(report.Report(d))
 
 
 def test_merge_reads_conformance_runs(tmp_path):
