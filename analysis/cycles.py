@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cycles.py - modeled cycles for an instruction mix (analysis/mix.py),
-with analysis/cycle_model.json, and the model set beside this machine's
-own CPU (bench/hostcal.c's analysis/reference/hostcal.json).
+with analysis/cycle_model.json, and the model set beside each host CPU
+calibrated (bench/hostcal.c's files, analysis/reference/hostcal/).
 
 Usage: cycles.py [--model FILE] check          the model's every parameter
                                               has a source (tests)
@@ -218,7 +218,7 @@ def weigh(mix, core, model, case="?", mitigations=True):
 
 
 def core_of(hostcal, model):
-    """The model's core for the CPU hostcal.json was measured on, or None."""
+    """The model's core for the CPU a hostcal file was measured on, or None."""
     for name, c in model["cores"].items():
         m = c.get("cpuid", {})
         if m.get("family") == hostcal.get("family") and hostcal.get("model") in m.get("models", []):
