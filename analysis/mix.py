@@ -380,6 +380,37 @@ def cycles_headline(r, doc=None, model=None):
             + mitigations_sentence(model, cores) + "\n\n" + md_table(head, rows))
 
 
+def mitigation_finding(r, doc=None, model=None, core="zen2"):
+    """A finding: on @core, what Debian's mitigations add to the headline
+    calls, modeled from the kernel-only counts; "" without the data."""
+    doc = doc if doc is not None else load_mix()
+    model = model or cycles.load()
+    base, series = r.roles.base, r.roles.series
+    mit = model["cores"].get(core, {}).get("mitigations")
+    if doc is None or base is None or series is None or not mit:
+        return ""
+    parts = []
+    for text, name in (("stat() by path", "stat"), ("glibc fstat()", "glibc.fstat")):
+        ma, mb = _get(doc, (base, name)), _get(doc, (series, name))
+        if not ma or not mb or "kernel" not in ma or "kernel" not in mb:
+            return ""
+        wa, wb = (cycles.weigh(m, core, model, f"{v}/{name}") for m, v in ((ma, base), (mb, series)))
+        ga, gb = (w[2].get("mitigations", [0, 0]) for w in (wa, wb))
+        parts.append(f"{text} runs {ma['kernel']['ret']} kernel returns and "
+                     f"{ma['kernel']['indirect']} indirect branches on {base}, "
+                     f"{mb['kernel']['ret']} and {mb['kernel']['indirect']} on {series}: "
+                     f"{_range(*ga)} of its {_range(wa[0], wa[1])} modeled cycles are the "
+                     f"mitigations' on {base}, {_range(*gb)} of {_range(wb[0], wb[1])} on {series}")
+    short = model["cores"][core]["short"]
+    others = "; ".join(f"{model['cores'][c]['short']}: {cycles.mitigation_words(model, c)}"
+                       for c in REPORT_CORES if c in model["cores"] and c != core)
+    return (f"- **On {short}, Debian's 6.1 makes each kernel return a misprediction "
+            f"(modeled).** SRSO's safe-RET return thunk and retpolines, chosen by the kernel's "
+            f"source for that core ({cycles.mitigation_words(model, core)} cycles): "
+            + "; ".join(parts) + f".  The series' fewer calls count for more there.  "
+            f"Other cores, per event: {others}.")
+
+
 BYTE_READ_CASES = ("fstat", "fstatat.empty", "glibc.fstat", "statx.fd.empty", "statx.fd.null")
 
 

@@ -346,6 +346,9 @@ def sec_findings(r):
                      f"on the same event (no record built) {pc['raw_tp'] - base:+,.0f}" +
                      (f", a kprobe {pc['kprobe'] - base:+,.0f}." if pc["kprobe"] else "."))
         out.append(line)
+    line = mix.mitigation_finding(r)
+    if line:
+        out.append(line)
     return "\n".join(out) or "No findings: the run lacks ext4 results."
 
 

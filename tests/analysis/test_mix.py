@@ -295,3 +295,24 @@ def test_host_shapes_and_fitted_parameters(tmp_path):
     path.write_text(json.dumps(h))
     text = "\n".join(mix.hosts_section(model, tmp_path))
     assert "`dropret_x10` 26.0 cycles per return" in text and "fitted" in text
+
+
+def test_mitigation_finding_needs_kernel_counts(doc):
+    """The Zen 2 finding: each call's kernel returns and what the
+    mitigations add, on the base and the series; nothing without counts."""
+    import report
+    model = cycles.load()
+
+    def m(rets):
+        c = dict.fromkeys(mix.CLASSES, 0)
+        c.update(call=rets, ret=rets, other=100, system=1)
+        return {"total": 2 * rets + 101, "classes": c, "ops": {"syscall": 1}, "rep": [],
+                "kernel": {"call": rets, "ret": rets, "indirect": 0}}
+    d = {"variants": {"stock": {"ext4": {"stat": m(96), "glibc.fstat": m(60)}},
+                      "patched": {"ext4": {"stat": m(90), "glibc.fstat": m(20)}}}}
+    r = report.Report(doc)
+    line = mix.mitigation_finding(r, d, model)
+    assert "stat() by path runs 96 kernel returns" in line and "20 and 0 on patched" in line
+    assert "Zen 5: none on this path" in line
+    del d["variants"]["patched"]["ext4"]["stat"]["kernel"]
+    assert mix.mitigation_finding(r, d, model) == ""
