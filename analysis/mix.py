@@ -407,8 +407,7 @@ def mitigation_finding(r, doc=None, model=None, core="zen2"):
     return (f"- **On {short}, Debian's 6.1 makes each kernel return a misprediction "
             f"(modeled).** SRSO's safe-RET return thunk and retpolines, chosen by the kernel's "
             f"source for that core ({cycles.mitigation_words(model, core)} cycles): "
-            + "; ".join(parts) + f".  The series' fewer calls count for more there.  "
-            f"Other cores, per event: {others}.")
+            + "; ".join(parts) + f".  Other cores, per event: {others}.")
 
 
 BYTE_READ_CASES = ("fstat", "fstatat.empty", "glibc.fstat", "statx.fd.empty", "statx.fd.null")
@@ -526,10 +525,10 @@ def hosts_section(model, hostcal_dir=HOSTCAL_DIR):
                 f"{_host_name(h, model, core)} (`make hostcal`, user space, cycles read as "
                 f"plain-loop iterations; `analysis/reference/hostcal/{p.name}`): "
                 f"{agree} of {len(hrows)} sequences agree, the measurement within the "
-                f"model's interval widened by 25%; {fitted} of them use a parameter whose "
-                "interval was widened to this measurement where the published figures "
-                "missed it by more than 25% (fitted: agreement by construction, the "
-                "published end kept).", "",
+                f"model's interval widened by 25%; {fitted} of them use a parameter that "
+                "cites this file (fitted: where the published figures missed a measurement "
+                "by more than 25%, the interval was widened to it, the published end kept; "
+                "agreement there is by construction).", "",
                 md_table(["sequence", "what", "parameter", "model (cycles)",
                           "measured (loop iterations)", "outside by", "agrees"], rows), ""]
         if fast or slow:
@@ -651,7 +650,8 @@ def brief(r):
     full = section(r)
     parts = full.split("\n\n")
     keep = [parts[0]] + [p for p in parts if p.startswith("The model's ") or
-                         p.startswith("Disagreeing") or p.startswith("The model against")]
+                         p.startswith("Disagreeing") or p.startswith("The model against")
+                         or p.startswith("The shapes of")]
     return "\n\n".join(keep + ["Every case by class, its REP runs and its modeled cycles "
                                  "on each core, and each host's sequences against the model: "
                                  "[analysis/reference/tables.md]"
