@@ -134,11 +134,7 @@ def config_diff_text(doc):
     return "\n".join(out)
 
 
-# build/hostcal's files (make hostcal): one per CPU model, user space.
-HOSTCAL_DIR = pathlib.Path(__file__).resolve().parent / "reference" / "hostcal"
-
-
-def sec_hostcal(r, hostcal_dir=HOSTCAL_DIR):
+def sec_hostcal(r, hostcal_dir=mix.HOSTCAL_DIR):
     """What cost mode counts for the sequences it weighs wrongly, against
     what they take on each calibrated host CPU (bench/hostcal.c)."""
     docs = mix.hostcals(hostcal_dir)
