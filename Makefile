@@ -41,7 +41,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs nfs4-delegation behaviour \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs probes nfs4-delegation behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -57,7 +57,6 @@ kernel: deps
 
 kernels: deps
 	@for v in $(MEASURED) $(OTHER_MEASURED); do vm/kbuild.sh "$$v" || exit; done
-	@$(if $(filter 1,$(TRACE)),vm/kbuild.sh btf,true)
 	@$(if $(filter 1,$(QUICK)),true,vm/kbuild.sh afs && vm/kbuild.sh afs0)
 
 ## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
@@ -88,6 +87,8 @@ report-reference: deps
 	@mkdir -p analysis/reference
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
 	@if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix -o analysis/reference/mix.json; fi
+	@if [ -d $(RUN)/mix ]; then $(PY) analysis/insn_diff.py $(RUN)/mix --run "$$(basename "$$(readlink -f $(RUN))")" \
+		-o analysis/reference/insn_diff.json || echo "report-reference: no instruction-by-instruction comparison kept"; fi
 	@if [ -d $(RUN)/names ]; then $(PY) analysis/name_mix.py $(RUN)/names -o analysis/reference/name_lengths.json; fi
 	@if [ -d $(RUN)/afs ]; then $(PY) analysis/afs.py $(RUN)/afs -o analysis/reference/afs.json; fi
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
@@ -128,6 +129,19 @@ afs: bench-bin
 	@vm/run.sh -q -v afs0 -m cost -t 3000 -o results/afs/afs0 -- "bench/guest-bench.sh /mnt/io/raw afs0 cost 0 afs"
 	@vm/run.sh -q -v afs0 -m check -t 2400 -o results/afs/afs0/conformance -- tests/guest/conformance.sh
 	@$(PY) analysis/afs.py results/afs -o analysis/reference/afs.json
+
+## make probes               the probe study's fentry and fexit, which need BTF:
+##                            one guest on the btf variant (the whole series with
+##                            Debian's debug info and BTF; its own tree, about
+##                            30 min cold), kept in analysis/reference/probes.json
+##                            (make bench's report reads them from there)
+probes: bench-bin
+	@vm/kbuild.sh btf
+	@set -o pipefail; d=results/probes/$$(date -u +%Y%m%dT%H%M%SZ)-cost; \
+		vm/run.sh -q -v btf -m cost -t 3000 -o "$$d/traces/btf" -- \
+		"PROBES_ONLY=1 traces/guest-traces.sh /mnt/io btf" 2>&1 | sed -u 's/^/  [probes btf] /' && \
+		$(PY) analysis/merge.py "$$d" -o "$$d/results.json" && \
+		$(PY) analysis/probes.py keep "$$d/results.json" -o analysis/reference/probes.json
 
 nfs4-delegation: kernel bench-bin
 	@rm -rf results/nfs4-delegation

@@ -14,6 +14,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import compare  # noqa: E402
 import cycles  # noqa: E402
+import insn_diff  # noqa: E402
 import mix  # noqa: E402
 import name_mix  # noqa: E402
 import statx_results as sr  # noqa: E402
@@ -157,6 +158,101 @@ def explain(doc, a, b, case, label="ext4"):
             f"; functions of one kernel only, net {oa:+,} / {ob:+,}.")
 
 
+# How far a descriptor path's ratio to raw fstat() on our 6.1 series may
+# sit from upstream's own (the other base's stock kernel) before the
+# difference wants explaining instruction by instruction (issue 21).
+RATIO_SLACK = 0.02
+
+
+def ratio_text(r, ks, label="ext4"):
+    """Each descriptor path's ratio to raw fstat() on our 6.1 series
+    against upstream's design (each other base's stock kernel), and
+    which of them differ by more than RATIO_SLACK."""
+    parts, over = [], []
+    for b, k0, _ in ks[1:]:
+        for name in FD_PATHS:
+            qa, qb = ratio(r, ks[0][2], name, label), ratio(r, k0, name, label)
+            if qa is None or qb is None:
+                continue
+            d = qa / qb - 1
+            parts.append(f"`{name}` {qa:.3f} against {qb:.3f} ({d * 100:+.1f}%)")
+            if abs(d) > RATIO_SLACK:
+                over.append(f"`{name}` on {b}")
+    if not parts:
+        return ""
+    return (f"Each path's cost over raw fstat()'s, our 6.1 series ({ks[0][2]}) against "
+            f"upstream's design ({', '.join(k0 for _, k0, _ in ks[1:])}): " + "; ".join(parts) +
+            ".  " + (f"Beyond {RATIO_SLACK:.0%}: " + ", ".join(over) + "." if over else
+                     f"Each within {RATIO_SLACK:.0%} of upstream's."))
+
+
+# Instructions an instruction-by-instruction cell lists before "… more".
+SHOW = 8
+
+
+def _insns(xs, total):
+    if not xs:
+        return "–"
+    shown = "; ".join(f"`{x}`" for x in xs[:SHOW])
+    return shown + (f"; … {total - SHOW} more" if total > SHOW else "")
+
+
+def insn_tables(idoc):
+    """Each kept comparison (analysis/insn_diff.py): per descriptor path,
+    the functions where it adds something to raw fstat() on either
+    kernel and the two kernels' instructions differ, with what ran on
+    one kernel only."""
+    out = []
+    for p in (idoc or {}).get("pairs", []):
+        a, b = p["a"], p["b"]
+        for c in p["cases"]:
+            if "excess" not in c or not c["functions"]:
+                continue
+            rows = [[f"`{f['function']}`", f"{fmt(f['a'])} ({f['excess_a']:+,})",
+                     f"{fmt(f['b'])} ({f['excess_b']:+,})",
+                     ", ".join(f"{v:+d} `{k}`" for k, v in (f.get("mnemonics") or {}).items())
+                     or "same mnemonics",
+                     _insns(f["only_a"], f["only_a_total"]), _insns(f["only_b"], f["only_b_total"])]
+                    for f in c["functions"]]
+            out += [f"`{c['case']}` on {c['config']}, instruction by instruction "
+                    f"(run {idoc.get('run') or '?'}): in the functions where it differs from "
+                    f"raw fstat() on either kernel, each function's instructions (and its "
+                    f"excess over raw fstat()'s) on our 6.1 series ({a}) and on upstream's "
+                    f"design ({b}), and the instructions that ran on one kernel only (a direct "
+                    "call or jump names its target, `.` inside the function; ADDR an address "
+                    "the two builds place apart):", "",
+                    md_table(["function", a, b, f"by mnemonic, {a} less {b}", f"only on {a}",
+                              f"only on {b}"], rows), ""]
+    return out
+
+
+def insn_sentence(idoc, cases=("fstatat.empty", "statx.fd.null"), top=2):
+    """REPORT.md's line: for each case, the functions both kernels run
+    whose counts differ most, and the instructions behind the
+    difference."""
+    parts = []
+    for p in (idoc or {}).get("pairs", []):
+        a, b = p["a"], p["b"]
+        for c in p["cases"]:
+            if c["case"] not in cases or "excess" not in c:
+                continue
+            both = sorted((f for f in c["functions"] if f["a"] and f["b"] and f["a"] != f["b"]),
+                          key=lambda f: (-abs(f["a"] - f["b"]), f["function"]))
+            bits = []
+            for f in both[:top]:
+                delta = list((f.get("mnemonics") or {}).items())
+                bits.append(f"`{f['function']}` {f['a']} / {f['b']} (by mnemonic, {a} less "
+                            f"{b}: " + ", ".join(f"{v:+d} `{k}`" for k, v in delta[:4])
+                            + (", …" if len(delta) > 4 else "") + ")")
+            if bits:
+                parts.append(f"`{c['case']}`: " + "; ".join(bits))
+    if not parts:
+        return ""
+    return (f"Instruction by instruction (`analysis/insn_diff.py` on the mix, {a} / {b}), the "
+            "functions both run whose counts differ most: " + "; ".join(parts) +
+            f".  Every differing instruction of each path: {TABLES_LINK}.")
+
+
 def cycles_table(r, ks, doc, model, label="ext4"):
     core = "zen5" if "zen5" in model["cores"] else sorted(model["cores"])[0]
     head = ["call (ext4)"] + [k for _, k0, k1 in ks for k in (k0, k1)]
@@ -257,7 +353,7 @@ def zeroing(doc, ks, case="stat", label="ext4"):
             "ratio within one kernel does not.")
 
 
-def section(r, doc=None, model=None, names=None):
+def section(r, doc=None, model=None, names=None, insn=None):
     ks = kernels(r)
     if len(ks) < 2:
         return ("No second kernel base in these results (`make bench` boots 6.12's base "
@@ -270,7 +366,7 @@ def section(r, doc=None, model=None, names=None):
            ".  A change marked (noise) is inside the regression gate's rule for the case "
            "(analysis/compare.py).", "",
            "### Descriptor paths against raw fstat() in the same kernel", "",
-           fd_table(r, ks), "",
+           fd_table(r, ks), "", ratio_text(r, ks), "",
            f"The same with `{IOA0}`:", "", fd_table(r, ks, suffix=f" [{IOA0}]"), "",
            "### Calls by path and name lengths, each base's series against its base", "",
            cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4"), "",
@@ -301,10 +397,14 @@ def section(r, doc=None, model=None, names=None):
                         f"upstream's design ({b}, {tb:+,}):", "",
                         md_table(["function", a, b],
                                  [[f"`{f}`", f"{x:+,}", f"{y:+,}"] for f, x, y in rows]), ""]
+    idoc = insn if insn is not None else insn_diff.load()
+    tables = insn_tables(idoc)
+    if tables:
+        out += ["### Instruction by instruction", ""] + tables
     return "\n".join(out)
 
 
-def brief(r, doc=None, names=None):
+def brief(r, doc=None, names=None, insn=None):
     ks = kernels(r)
     if len(ks) < 2:
         return section(r, doc, names=names)
@@ -312,9 +412,12 @@ def brief(r, doc=None, names=None):
     out = [f"Run {r.doc.get('run_id', '?')}, {r.unit_text()}; a descriptor path's cost with its "
            "excess over raw fstat() in its own kernel (ext4; a descriptor call repeats to the "
            "instruction from boot to boot, the gate's exact rule):", "", fd_table(r, ks), "",
+           ratio_text(r, ks), "",
            "Function by function from the mix, ours against upstream's (ext4): " +
            "  ".join(explain(doc, ks[0][2], k0, n) for _, k0, _ in ks[1:]
                      for n in ("fstatat.empty", "statx.fd.null") if doc) , "",
+           *[x for x in [insn_sentence(insn if insn is not None else insn_diff.load())] if x
+             for x in (x, "")],
            zeroing(doc, ks), "",
            names_text(r, ks, names), "", edge_text(r, ks, names), "",
            f"Calls by path and every name length on each base, init_on_alloc=0, the "

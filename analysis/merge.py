@@ -53,7 +53,8 @@ def merge(rundir):
     rundir = pathlib.Path(rundir)
     configs = []
     dispatch = {}
-    boots = sorted((rundir / "guest").iterdir())
+    # A run of the probe study alone (make probes) has no guest/.
+    boots = sorted((rundir / "guest").iterdir()) if (rundir / "guest").is_dir() else []
     # The probe-overhead study's files (traces/guest-traces.sh) share the
     # schema: one configuration per probe kind.
     if (rundir / "traces").is_dir():
@@ -94,7 +95,7 @@ def merge(rundir):
                 **extra,
             })
     if not configs:
-        sys.exit(f"merge.py: no results under {rundir}/guest")
+        sys.exit(f"merge.py: no results under {rundir}/guest or {rundir}/traces")
     # The conformance suite's runs (bench/run.sh: conformance/<variant>/).
     conf = {}
     for out in sorted(rundir.glob("conformance/*/output")):

@@ -4,10 +4,12 @@
 usage: patch_numbers.py RESULTS [--fill DIR]
 
 Prints, for each @@COST_Pn@@ placeholder of the series' commit messages,
-a small table of instructions per call (ext4, stock against patched, with
-Debian's default and with init_on_alloc=0).  --fill writes the tables into
-DIR/*.patch: in place of the placeholder, or, in a patch already filled
-from an earlier run, in place of that run's table (patch n of the series
+a small table of instructions per call (ext4, the kernel without patch n
+against the one with it, with Debian's default and with init_on_alloc=0).
+--fill writes the tables into DIR/*.patch (6.1's series) and
+DIR/BASE/*.patch (the series carried to another base, from that base's
+kernels): in place of the placeholder, or, in a patch already filled
+from an earlier run, in place of that run's table (patch n of a series
 carries @@COST_Pn@@'s).  Only the message changes; kbuild.sh hashes the
 diff alone, so nothing is rebuilt.
 """
@@ -19,40 +21,86 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 
-def blocks_of(doc):
-    """Placeholder: (tag, kernel before, kernel after, what the two are),
-    for each patch of the series.  The cases are those bench/cases.c tags
-    pN.  Patch k is measured on the kernel with patches 1..k against the
-    one with 1..k-1 (the base for patch 1), when the run has both
-    (vm/variants.sh: a partial series per prefix); otherwise on the first
-    kernel that has it against the last one without, the nearest the
-    variants built allow, and the message says which."""
-    ro = sr.roles(doc)
-    if not ro.base or not ro.series:
+# Where each base's series lives; a base's messages are filled from its
+# own kernels (vm/variants.sh: base, partial series, series).
+PATCHES = pathlib.Path(__file__).resolve().parent.parent / "patches"
+
+
+def series_dir(base):
+    return PATCHES if base == sr.MAIN_BASE else PATCHES / base
+
+
+def series_tags(base):
+    """{k: the case tag of patch k of BASE's series}.  On the study's own
+    base patch k's cases are tagged pk (bench/cases.c); a patch carried to
+    another base keeps its subject, and so its file name but the number,
+    there (patches/6.12/), and with it the tag of the 6.1 patch it
+    carries."""
+    def names(d):
+        # format-patch's name without its number: the subject's words.
+        return [re.sub(r"^\d+-", "", x.strip()) for x in (d / "series").read_text().splitlines()
+                if x.strip() and not x.startswith("#")]
+    main = names(PATCHES)
+    return {k: f"p{main.index(n) + 1}" for k, n in enumerate(names(series_dir(base)), 1)
+            if n in main}
+
+
+def kernels(doc, base):
+    """{patch count: variant} of BASE's base, partial series and series
+    that the document has, or {} without its base or its series."""
+    have = set(sr.boots(doc))
+    ks = {r: [] for r in ("base", "partial", "series")}
+    for n, r, k, b in sr.variant_list():
+        if b == base and r in ks and n in have:
+            ks[r].append((k, n))
+    if not ks["base"] or not ks["series"]:
         return {}
-    n, out = ro.patches[ro.series], {}
-    by_count = {}
-    for v in [ro.base] + list(ro.partials) + [ro.series]:
-        by_count.setdefault(ro.patches.get(v, 0), v)
+    out = {}
+    for k, n in sorted(ks["base"][:1] + ks["partial"] + ks["series"][:1]):
+        out.setdefault(k, n)
+    return out
+
+
+def blocks_of(doc, base=sr.MAIN_BASE):
+    """Placeholder: (tag, kernel before, kernel after, what the two are),
+    for each patch of BASE's series.  The cases are those bench/cases.c
+    tags with the patch's tag (series_tags()).  Patch k is measured on the
+    kernel with patches 1..k against the one with 1..k-1 (the base for
+    patch 1), when the run has both (vm/variants.sh: a partial series per
+    prefix); otherwise on the first kernel that has it against the last
+    one without, the nearest the variants built allow, and the message
+    says which."""
+    by_count = kernels(doc, base)
+    if not by_count:
+        return {}
+    n, out = max(by_count), {}
+    tags = series_tags(base)
     for k in range(1, n + 1):
+        if k not in tags:
+            continue
         after = next(by_count[c] for c in sorted(by_count) if c >= k)
         before = next(by_count[c] for c in sorted(by_count, reverse=True) if c < k)
-        a, b = ro.patches.get(before, 0), ro.patches[after]
+        a = next(c for c, v in by_count.items() if v == before)
+        b = next(c for c, v in by_count.items() if v == after)
         first = "patch 1" if a == 1 else f"patches 1-{a}"
         if b == k and a == k - 1:
             what = f"patch {k} alone" if k == 1 else f"{first} before, 1-{b} after"
         else:
             what = (f"patches 1-{b} applied" if not a
                     else f"{first} before, 1-{b} after") + f": patch {k} not alone"
-        out[f"@@COST_P{k}@@"] = (f"p{k}", before, after, what)
+        out[f"@@COST_P{k}@@"] = (tags[k], before, after, what)
     return out
 
 
 def head(doc, variant):
-    """A kernel as a table's column names it: the base by name, a series
-    by its patches."""
+    """A kernel as a table's column names it: the base by name (without
+    the suffix of another base: the message says which), a series by its
+    patches."""
     k = sr.roles(doc).patches.get(variant)
-    return (f"1-{k}" if k > 1 else "1") if k else variant
+    if k:
+        return f"1-{k}" if k > 1 else "1"
+    base = next((b for n, _, _, b in sr.variant_list() if n == variant), sr.MAIN_BASE)
+    return variant.removesuffix(f"-{base}")
 
 
 def label(c, glibc):
@@ -156,12 +204,19 @@ def main():
     ap.add_argument("--fill", metavar="DIR")
     a = ap.parse_args()
     doc = sr.load(a.results)
-    blocks = {k: block(doc, v) for k, v in blocks_of(doc).items()}
-    for k, v in blocks.items():
-        print(k)
-        print(v)
-    if a.fill:
-        for p in sorted(pathlib.Path(a.fill).glob("*.patch")):
+    # Each base's series from its own kernels: DIR's messages (6.1's) and
+    # those of DIR/BASE/ for every other base the run measured.
+    for base in dict.fromkeys([sr.MAIN_BASE] + [b for *_, b in sr.variant_list()]):
+        blocks = {k: block(doc, v) for k, v in blocks_of(doc, base).items()}
+        for k, v in blocks.items():
+            print(f"{base} {k}")
+            print(v)
+        d = pathlib.Path(a.fill) if a.fill else None
+        if d is not None and base != sr.MAIN_BASE:
+            d = d / base
+        if d is None or not d.is_dir():
+            continue
+        for p in sorted(d.glob("*.patch")):
             text = p.read_text()
             new = fill(text, blocks)
             if new != text:

@@ -20,7 +20,15 @@ a kind only another boot ran (btf's fentry and fexit) is drawn
 hatched and named; kinds no boot ran (no raw tracepoint probe in
 bpftrace 0.17) are marked "not run".  Nothing is
 written when RESULTS has no probe study (TRACE=0, QUICK).
+
+fentry and fexit need BTF, which Debian's config with our fragment
+leaves out: the btf kernel (its own tree, about 30 min cold) runs them,
+in `make probes`, not in `make bench`.  Its configurations are kept in
+analysis/reference/probes.json (`probes.py keep RESULTS -o FILE`), and
+a run with a probe study but no btf boot is read with them beside it
+(with_study(): the run they came from is named wherever they are shown).
 """
+import json
 import pathlib
 import sys
 
@@ -28,9 +36,51 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results as sr  # noqa: E402
 from md import IOA0, TABLES_LINK, fmt, md_table  # noqa: E402
 
+# The kernel with BTF, booted for the probe study alone, and where its
+# configurations are kept between its runs (make probes).
+STUDY = "btf"
+STUDY_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "probes.json"
 KINDS = ["tracepoint", "raw_tp", "kprobe", "kretprobe", "fentry", "fexit"]
 LOADERS = [("bpftrace (@n = count())", "probe.{}"),
            ("probe-count (the same 8 BPF instructions everywhere)", "probe.bpf.{}")]
+
+
+def keep(doc):
+    """The STUDY kernel's configurations of a results document (make
+    probes), cut as summarize.py cuts a reference run, as a document of
+    their own; refused without them."""
+    import summarize
+    configs = [c for c in doc["configs"] if c["variant"] == STUDY]
+    if not any(c["label"] == "probe.none" for c in configs):
+        raise SystemExit(f"probes.py: run {doc.get('run_id', '?')} has no probe study "
+                         f"on the {STUDY} kernel")
+    out = {"schema": doc["schema"], "run_id": doc.get("run_id", ""), "mode": doc["mode"],
+           "configs": configs}
+    # A reference summary is cut already (its samples are the median).
+    return sr.validate(dict(out, summary=True) if doc.get("summary")
+                       else summarize.summarize(out))
+
+
+def with_study(doc, path=STUDY_FILE):
+    """DOC with the kept STUDY configurations beside its own, when it has
+    a probe study (the labels probe.*) but no boot of STUDY and the kept
+    ones were counted in the same mode; the run they came from is then
+    DOC["probe_study"].  Otherwise DOC itself."""
+    labels = {c["label"] for c in doc["configs"]}
+    if ("probe.none" not in labels or any(c["variant"] == STUDY for c in doc["configs"])
+            or not pathlib.Path(path).is_file()):
+        return doc
+    kept = sr.validate(json.loads(pathlib.Path(path).read_text()))
+    if kept["mode"] != doc["mode"]:
+        return doc
+    return dict(doc, configs=doc["configs"] + kept["configs"], probe_study=kept["run_id"])
+
+
+def study_note(doc):
+    """Where the STUDY kernel's figures come from, for a text that shows
+    them: '' when from this run itself."""
+    rid = doc.get("probe_study")
+    return f" (`make probes`, run {rid})" if rid else ""
 
 
 def hits(doc):
@@ -95,7 +145,8 @@ def figures(doc, outdir):
                                            for li in range(len(LOADERS))))
                         for k in KINDS], fontsize=8)
     ax.set_title(f"{main}: unprobed stat() {h[main][0]:,.0f} {unit}" +
-                 "".join(f"; hatched: {b}, unprobed {h[b][0]:,.0f}" for b in others),
+                 "".join(f"; hatched: {b}{study_note(doc) if b == STUDY else ''}, "
+                         f"unprobed {h[b][0]:,.0f}" for b in others),
                  fontsize=9)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.grid(axis="y", alpha=0.3)
@@ -132,7 +183,8 @@ def section(r, only=None):
         for p in KINDS:
             bt = cells(f"probe.{p}") if p != "raw_tp" else ["no such probe in bpftrace 0.17", "–"]
             rows.append([p] + bt + cells(f"probe.bpf.{p}"))
-        out += [f"{boot}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
+        note = study_note(r.doc) if boot == STUDY else ""
+        out += [f"{boot}{note}: the same `stat()` loop on ext4, one getattr per call, {r.unit} "
                 "per call and the cost of one hit; \"bpftrace\" counts with `@n = count()`, "
                 "\"probe-count\" with traces/probe_count.c's eight BPF instructions at "
                 "every attach point (– : not run on this kernel):", "",
@@ -147,12 +199,22 @@ def brief(r):
     if r.roles.series not in r.boots:
         return section(r)
     return (section(r, only=r.roles.series).rstrip() +
-            f"\n\nThe same on every kernel probed ({r.roles.base}, and btf's fentry and fexit): "
-            f"{TABLES_LINK}.")
+            f"\n\nThe same on every kernel probed ({r.roles.base}, and {STUDY}'s fentry and "
+            f"fexit{study_note(r.doc).replace(' (', ', from ').rstrip(')')}): {TABLES_LINK}.")
 
 
 def main():
-    sr.figure_main(__doc__, figures, "no probe study")
+    if sys.argv[1:2] == ["keep"]:
+        import argparse
+        ap = argparse.ArgumentParser(prog="probes.py keep", description=keep.__doc__)
+        ap.add_argument("results")
+        ap.add_argument("-o", "--output", required=True)
+        a = ap.parse_args(sys.argv[2:])
+        out = keep(sr.load(a.results))
+        pathlib.Path(a.output).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"probes: {len(out['configs'])} configurations of {STUDY} -> {a.output}")
+        return
+    sr.figure_main(__doc__, lambda doc, o: figures(with_study(doc), o), "no probe study")
 
 
 if __name__ == "__main__":

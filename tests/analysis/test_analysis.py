@@ -337,6 +337,33 @@ def _with_probes(doc):
     return d
 
 
+def test_probe_study_kept_then_read_beside_a_run_without_it(doc, tmp_path):
+    """make probes keeps the btf kernel's configurations; a run with a
+    probe study but no btf boot is read with them, naming their run."""
+    import probes
+    run = _with_probes(doc)
+    study = copy.deepcopy(run)
+    study["run_id"] = "20261206T000000Z-cost"
+    for label, stat in (("probe.none", 3950.0), ("probe.fentry", 4100.0)):
+        study["configs"].append(make_config("btf", label, [make_case("stat", stat)]))
+    kept = probes.keep(study)
+    assert [c["label"] for c in kept["configs"]] == ["probe.none", "probe.fentry"]
+    assert kept["configs"][0]["cases"][0]["n"] == 5      # cut as summarize.py cuts
+    f = tmp_path / "probes.json"
+    f.write_text(json.dumps(kept))
+    merged = probes.with_study(run, f)
+    assert merged["probe_study"] == "20261206T000000Z-cost"
+    assert probes.hits(merged)["btf"] == (3950.0, {(0, "fentry"): 150.0})
+    assert "btf (`make probes`, run 20261206T000000Z-cost)" in \
+        probes.section(report.Report(merged))
+    # A run with its own btf boot, or with no probe study, is left alone;
+    # a run without the btf kernel's study is refused.
+    assert probes.with_study(study, f) is study and probes.with_study(doc, f) is doc
+    assert probes.with_study(run, tmp_path / "absent.json") is run
+    with pytest.raises(SystemExit, match="no probe study on the btf kernel"):
+        probes.keep(run)
+
+
 def _scale_entry(fio=True):
     """One run of the scaling study as results.json keeps it (scale.for_results)."""
     def point(m):
@@ -643,6 +670,28 @@ def test_report_figures_are_the_scripts_figures(doc, tmp_path):
             svg = p.with_suffix(".svg").name
             assert (tmp_path / "script" / svg).read_bytes() == \
                 (tmp_path / "report" / svg).read_bytes()
+
+
+def test_patch_numbers_fill_another_base_from_its_own_kernels(doc, tmp_path):
+    """6.12's series (patches/6.12/) is measured on 6.12's kernels, each
+    patch with the cases of the 6.1 patch it carries (same subject)."""
+    import patch_numbers
+    assert patch_numbers.series_tags("6.12") == {1: "p1", 2: "p5"}
+    for v, stat in (("stock-6.12", 4503.0), ("series1-6.12", 4523.0),
+                    ("patched-6.12", 3841.0)):
+        doc["configs"].append(make_config(v, "ext4", [make_case("stat", stat),
+                                                      make_case("fstat", 1172.0)]))
+    blocks = patch_numbers.blocks_of(doc, "6.12")
+    assert blocks == {"@@COST_P1@@": ("p1", "stock-6.12", "series1-6.12", "patch 1 alone"),
+                      "@@COST_P2@@": ("p5", "series1-6.12", "patched-6.12",
+                                      "patch 1 before, 1-2 after")}
+    text = patch_numbers.block(doc, blocks["@@COST_P1@@"], mixdoc={})
+    assert re.search(r"^ +stock +1 +change$", text, re.M)     # no -6.12 in the head
+    assert re.search(r"newfstatat\(path\) +4503 +4523 +\+0\.4%", text)
+    assert patch_numbers.FILLED.search(text + "\n")
+    # 6.1's blocks are 6.1's kernels alone.
+    assert all("6.12" not in b and "6.12" not in a
+               for _, b, a, _ in patch_numbers.blocks_of(doc).values())
 
 
 def test_patch_numbers_refill_replaces_the_old_table_only(doc):
@@ -1307,6 +1356,11 @@ def test_bases_section_reads_each_fd_path_against_its_own_kernels_fstat(doc):
     # differ by 2 instructions, inside stat's measured run-to-run move.
     assert "-50.00%" in text and "+0.03% (noise)" in text
     assert "–" in text  # cases a kernel did not run
+    # Ours (1160/1149) against upstream's (1030/1000): 1.98% under, within
+    # 2%; upstream's at 1050 puts ours 3.8% under, beyond it.
+    assert "`fstatat.empty` 1.010 against 1.030 (-2.0%).  Each within 2% of upstream's." in text
+    d["configs"][-2]["cases"][1]["median"] = 1050.0
+    assert "Beyond 2%: `fstatat.empty` on 6.12." in bases.ratio_text(Report(d), bases.kernels(r))
 
 
 def test_name_lengths_parse_and_weigh(tmp_path, doc):
