@@ -86,7 +86,9 @@ report: deps
 report-reference: deps
 	@mkdir -p analysis/reference
 	@$(PY) analysis/summarize.py $(RUN)/results.json -o analysis/reference/summary.json
-	@if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix -o analysis/reference/mix.json; fi
+	@set -o pipefail; if [ -d $(RUN)/mix ]; then $(PY) analysis/mix.py $(RUN)/mix \
+		--keep analysis/reference/mix.json -o analysis/reference/mix.json | \
+		{ grep -v '^mix: .*instructions, cost mode' || true; }; fi
 	@if [ -d $(RUN)/mix ]; then $(PY) analysis/insn_diff.py $(RUN)/mix --run "$$(basename "$$(readlink -f $(RUN))")" \
 		-o analysis/reference/insn_diff.json || echo "report-reference: no instruction-by-instruction comparison kept"; fi
 	@if [ -d $(RUN)/names ]; then $(PY) analysis/name_mix.py $(RUN)/names -o analysis/reference/name_lengths.json; fi
