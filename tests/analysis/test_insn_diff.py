@@ -81,6 +81,7 @@ def test_a_path_is_compared_where_it_adds_to_raw_fstat(tmp_path):
     # The report's line names the function both run, by mnemonic.
     text = bases.insn_sentence({"run": "R", "pairs": [doc]}, cases=("statx.fd.null",))
     assert "`f` 5 / 3 (by mnemonic, ours less up: +3 `rep stosb`, -1 `callq`)" in text
+    assert "run by one kernel only: none / `g` 2." in text
     assert "| `g` | 0 (+0) | 2 (+2) | -1 `retq`, -1 `testb` | – | `testb $1, %ch`; `retq` |" \
         in "\n".join(bases.insn_tables({"run": "R", "pairs": [doc]}))
 
