@@ -5,7 +5,7 @@
 #
 # Usage (in the guest): traces/guest-mix.sh VARIANT CASES CONFIGS
 #   CASES    the harness's --cases list (comma-separated)
-#   CONFIGS  ext4, nfs3 and/or nfs3.actimeo0 (comma-separated)
+#   CONFIGS  ext4, nfs3, nfs3.actimeo0, nfs4 and/or nfs4.actimeo0 (comma-separated)
 # Writes to $IO: kallsyms (the running kernel's symbols, for attribution),
 # and LABEL.json per configuration (the harness's cost-mode results of the
 # same boot, which each window's total must equal).
@@ -30,13 +30,15 @@ nfsd=0
 for label in ${CONFIGS//,/ }; do
 	case $label in
 	ext4) fs=ext4 dir=/mnt/ext4/bench extra=() ;;
-	nfs3 | nfs3.actimeo0)
+	nfs3 | nfs3.actimeo0 | nfs4 | nfs4.actimeo0)
 		[ "$nfsd" = 1 ] || { start_nfsd; nfsd=1; }
-		opts=''
-		[ "$label" = nfs3.actimeo0 ] && opts=actimeo=0
-		mountpoint -q /mnt/nfs3 && umount /mnt/nfs3
-		mount_nfs 3 /mnt/nfs3 "$opts"
-		fs=nfs dir=/mnt/nfs3/bench-nfs3 extra=(--nfs-mount /mnt/nfs3)
+		# v3, or v4.2 as bench/guest-bench.sh mounts it.
+		v=${label%%.*} opts=''
+		v=${v#nfs}
+		[ "$label" = "nfs$v.actimeo0" ] && opts=actimeo=0
+		mountpoint -q "/mnt/nfs$v" && umount "/mnt/nfs$v"
+		mount_nfs "$([ "$v" = 4 ] && echo 4.2 || echo 3)" "/mnt/nfs$v" "$opts"
+		fs=nfs dir=/mnt/nfs$v/bench-nfs$v extra=(--nfs-mount "/mnt/nfs$v")
 		;;
 	*) echo "guest-mix: no configuration $label" >&2; exit 2 ;;
 	esac
