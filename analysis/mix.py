@@ -652,7 +652,7 @@ def brief(r):
     keep = [parts[0]] + [p for p in parts if p.startswith("The model's ") or
                          p.startswith("Disagreeing") or p.startswith("The model against")
                          or p.startswith("The shapes of")]
-    return "\n\n".join(keep + ["Every case by class, its REP runs and its modeled cycles "
+    return "\n\n".join([x.strip() for x in keep] + ["Every case by class, its REP runs and its modeled cycles "
                                  "on each core, and each host's sequences against the model: "
                                  "[analysis/reference/tables.md]"
                                  "(analysis/reference/tables.md)."]) + "\n"
