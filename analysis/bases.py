@@ -9,7 +9,6 @@ read as its ratio to raw fstat() within its own kernel: what the path
 adds to the call it stands for, free of what differs between the two
 kernels' entry code, LSM stack and getattr."""
 import pathlib
-import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -242,7 +241,7 @@ def insn_sentence(idoc, cases=("fstatat.empty", "statx.fd.null"), top=2):
             bits = []
             for f in both[:top]:
                 delta = list((f.get("mnemonics") or {}).items())
-                reps = [_reps(f["only_a"]), _reps(f["only_b"])]
+                reps = [insn_diff.rep_runs(f["only_a"]), insn_diff.rep_runs(f["only_b"])]
                 bits.append(f"`{f['function']}` {f['a']} / {f['b']} (by mnemonic, {a} less "
                             f"{b}: " + ", ".join(f"{v:+d} `{k}`" for k, v in delta[:4])
                             + (", …" if len(delta) > 4 else "")
@@ -260,17 +259,6 @@ def insn_sentence(idoc, cases=("fstatat.empty", "statx.fd.null"), top=2):
     return (f"Instruction by instruction (`analysis/insn_diff.py` on the mix, {a} / {b}), the "
             "functions both run whose counts differ most, and those one kernel runs alone: "
             + "; ".join(parts) + f".  Every differing instruction of each path: {TABLES_LINK}.")
-
-
-def _reps(lines):
-    """A function's REP string instructions from insn_diff's listing, as
-    'rep stosq x20' (runs, the last at count zero: 19 iterations)."""
-    out = []
-    for t in lines:
-        m = re.match(r"(rep\w* \w+) .*\(x(\d+)\)$", t)
-        if m:
-            out.append(f"`{m.group(1)}` x{m.group(2)}")
-    return ", ".join(out)
 
 
 def cycles_table(r, ks, doc, model, label="ext4"):

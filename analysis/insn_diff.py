@@ -100,14 +100,25 @@ def by_function(insns):
     return out
 
 
+# A REP instruction's line carries its runs (stream()): "rep stosq ... (x20)".
+RUNS = re.compile(r" \(x(\d+)\)$")
+
+
 def count(seq):
     """Instructions in SEQ, a REP line counting its iterations, as cost
     mode counts them."""
     n = 0
     for t in seq:
-        m = re.search(r" \(x(\d+)\)$", t)
+        m = RUNS.search(t)
         n += int(m.group(1)) if m else 1
     return n
+
+
+def rep_runs(seq):
+    """SEQ's REP instructions as "`rep stosq` x20" (runs: the last finds
+    the count at zero), joined; '' without one."""
+    return ", ".join(f"`{' '.join(t.split()[:2])}` x{m.group(1)}"
+                     for t in seq if (m := RUNS.search(t)) and t.startswith("rep"))
 
 
 def mnemonic_delta(a, b):
@@ -117,7 +128,7 @@ def mnemonic_delta(a, b):
     d = {}
     for seq, sign in ((a, 1), (b, -1)):
         for t in seq:
-            m = re.search(r" \(x(\d+)\)$", t)
+            m = RUNS.search(t)
             w = t.split()
             op = " ".join(w[:2]) if w[0] in ("rep", "repe", "repne", "lock") else w[0]
             d[op] = d.get(op, 0) + sign * (int(m.group(1)) if m else 1)
