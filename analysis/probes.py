@@ -76,11 +76,11 @@ def with_study(doc, path=STUDY_FILE):
     return dict(doc, configs=doc["configs"] + kept["configs"], probe_study=kept["run_id"])
 
 
-def study_note(doc):
-    """Where the STUDY kernel's figures come from, for a text that shows
-    them: '' when from this run itself."""
+def study_note(doc, form=" ({})"):
+    """Where the STUDY kernel's figures come from, in FORM, for a text
+    that shows them: '' when from this run itself."""
     rid = doc.get("probe_study")
-    return f" (`make probes`, run {rid})" if rid else ""
+    return form.format(f"`make probes`, run {rid}") if rid else ""
 
 
 def hits(doc):
@@ -200,7 +200,7 @@ def brief(r):
         return section(r)
     return (section(r, only=r.roles.series).rstrip() +
             f"\n\nThe same on every kernel probed ({r.roles.base}, and {STUDY}'s fentry and "
-            f"fexit{study_note(r.doc).replace(' (', ', from ').rstrip(')')}): {TABLES_LINK}.")
+            f"fexit{study_note(r.doc, ', from {}')}): {TABLES_LINK}.")
 
 
 def main():
