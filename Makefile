@@ -183,6 +183,7 @@ hostcal: deps
 	@build/hostcal --out-dir analysis/reference/hostcal
 
 ## make compare BASE=a NEW=b [THRESHOLD=pct] [CQUICK=1] [LABELS=ext4,nfs3]
+##                            (6.12: BASE=stock-6.12 NEW=patched-6.12)
 ##                            regression gate: every case on every file
 ##                            system, each judged by its rule; a verdict
 ##                            table; exits 1 when NEW regresses

@@ -186,6 +186,33 @@ def ratio_text(r, ks, label="ext4"):
                      f"Each within {RATIO_SLACK:.0%} of upstream's."))
 
 
+def gate_text(r, ks):
+    """The regression gate (analysis/compare.py) from each base kernel to
+    its series in this run: what regressed, and the accepted regressions
+    by the reason the gate gives (analysis/targets.py GATE_ACCEPTED)."""
+    parts = []
+    for _, k0, k1 in ks:
+        rows = compare.compare(r.doc, k0, k1, compare.tg.GATE_THRESHOLD * 100)
+        if not rows:
+            continue
+        verdicts = [x[7] for x in rows]
+        why = {}
+        for v in verdicts:
+            if v.startswith("accepted: "):
+                key = v[len("accepted: "):].split(":")[0]
+                why[key] = why.get(key, 0) + 1
+        acc = sum(why.values())
+        parts.append(f"{k0} → {k1}: {verdicts.count('regressed')} regressed, {acc} accepted"
+                     + (" (" + "; ".join(f"{k}, {n}" for k, n in
+                                         sorted(why.items(), key=lambda kv: -kv[1])) + ")"
+                        if why else "")
+                     + f", {verdicts.count('improved')} improved of {len(rows)}")
+    if not parts:
+        return ""
+    return ("The regression gate on this run (`make compare`, each base kernel against its "
+            "series; each base has its own accepted regressions): " + "; ".join(parts) + ".")
+
+
 # Instructions an instruction-by-instruction cell lists before "… more".
 SHOW = 8
 
@@ -427,7 +454,8 @@ def brief(r, doc=None, names=None, insn=None):
            *[x for x in [insn_sentence(insn if insn is not None else insn_diff.load())] if x
              for x in (x, "")],
            zeroing(doc, ks), "",
-           names_text(r, ks, names), "", edge_text(r, ks, names), "",
+           names_text(r, ks, names), "",
+           "  ".join(x for x in (edge_text(r, ks, names), gate_text(r, ks)) if x), "",
            f"Calls by path and every name length on each base, init_on_alloc=0, the "
            f"instruction mix with modeled cycles and the functions behind the differences: "
            f"{TABLES_LINK}."]

@@ -26,9 +26,9 @@ Time mode: a Mann-Whitney U test at --alpha and the medians' delta beyond
 --threshold, for every case.
 
 A regression the series makes on purpose (analysis/targets.py
-GATE_ACCEPTED: a case pattern, a bound and the reason) is listed as
-"accepted" and passes, but only from the base kernel to a series kernel
-(vm/variants.sh) and within its bound.  Calibration and floor cases
+GATE_ACCEPTED, by kernel base: a case pattern, a bound and the reason)
+is listed as "accepted" and passes, but only from a base kernel to a
+series kernel of the same base (vm/variants.sh) and within its bound.  Calibration and floor cases
 measure user space and the harness and are left out; failed calls are
 listed as skipped.
 """
@@ -128,10 +128,11 @@ def judge(b, n, label, mode, threshold, alpha, spread):
 
 def accepted(base, new, name, delta, label="", boot=""):
     """The reason a regression is accepted, or None (GATE_ACCEPTED)."""
-    ro = sr.variant_roles()
-    if ro.get(base, ("",))[0] != "base" or ro.get(new, ("",))[0] not in ("series", "partial"):
+    ro = {n: (r, b) for n, r, _, b in sr.variant_list()}
+    (brole, bbase), (nrole, nbase) = ro.get(base, ("", "")), ro.get(new, ("", ""))
+    if brole != "base" or nrole not in ("series", "partial") or bbase != nbase:
         return None
-    for pattern, lpat, bpat, bound, reason in tg.GATE_ACCEPTED:
+    for pattern, lpat, bpat, bound, reason in tg.GATE_ACCEPTED.get(bbase, []):
         if (re.fullmatch(pattern, name) and re.fullmatch(lpat, label)
                 and re.fullmatch(bpat, boot) and delta <= bound * 100):
             return reason

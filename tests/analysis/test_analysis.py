@@ -1278,6 +1278,43 @@ def test_gate_judges_each_case_by_its_rule(doc, tmp_path):
     assert compare.spreads(tmp_path) == {}
 
 
+def test_gate_accepts_by_base(doc):
+    """Each kernel base has its own accepted regressions: on the reference
+    run, 6.12's stock -> series passes with every regression listed and
+    credited to a 6.12 patch; 6.1's list never accepts a 6.12 kernel's
+    case, nor one across bases."""
+    import compare
+    ref = sr.load(ROOT / "analysis/reference/summary.json")
+    rows = compare.compare(ref, "stock-6.12", "patched-6.12", 0.5)
+    verdicts = [r[7] for r in rows]
+    assert "regressed" not in verdicts
+    acc = [v for v in verdicts if v.startswith("accepted")]
+    assert acc and all(v.startswith("accepted: 6.12 patch") for v in acc)
+    # the long names are among them, not hidden
+    assert any(r[2] == "stat.name160" and r[7].startswith("accepted: 6.12 patch 2")
+               for r in rows)
+    # across bases nothing is accepted
+    cross = compare.compare(ref, "stock", "patched-6.12", 0.5)
+    assert not any(r[7].startswith("accepted") for r in cross)
+    assert any(r[7] == "regressed" for r in cross)
+    # a fixture relabelled as 6.12: one instruction more on fstat is 6.12
+    # patch 1's, and 6.1's patch 5 bound does not apply to 6.12's rule
+    d = copy.deepcopy(doc)
+    for c in d["configs"]:
+        c["variant"] = {"stock": "stock-6.12", "patched": "patched-6.12"}.get(
+            c["variant"], c["variant"])
+    c = sr.case(d, "patched-6.12", "ext4", "fstat")
+    base = sr.case(d, "stock-6.12", "ext4", "fstat")["median"]
+    c.update(median=base + 1, samples=[base + 1] * 5, ci95=[base + 1] * 2)
+    got = {(r[1], r[2]): r[7] for r in compare.compare(d, "stock-6.12", "patched-6.12", 0.5,
+                                                        spread={})}
+    assert got[("ext4", "fstat")].startswith("accepted: 6.12 patch 1")
+    c.update(median=base * 1.05, samples=[base * 1.05] * 5, ci95=[base * 1.05] * 2)
+    got = {(r[1], r[2]): r[7] for r in compare.compare(d, "stock-6.12", "patched-6.12", 0.5,
+                                                        spread={})}
+    assert got[("ext4", "fstat")] == "regressed"
+
+
 def test_behaviour_reads_audit_records_and_nfs_results(tmp_path):
     """analysis/behaviour.py: each call's audit records by its pid's event,
     and each NFS call after the replacement as old file, new file or its
