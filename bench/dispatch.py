@@ -49,8 +49,9 @@ def parse(text):
 def walk(code, nr):
     """Instructions run for number nr, and the address jumped to.
 
-    Compares of the number (%esi) with immediates and conditional jumps;
-    anything else but a no-op (the ftrace slot, patched to a nop at boot,
+    Compares of the number (%esi) with immediates and conditional jumps,
+    ending at a jump or a call out of the function; anything else but a
+    no-op (the ftrace slot, patched to a nop at boot,
     or the call it is in a vmlinux file) means the switch is not the plain
     tree this program understands, and it says so rather than guess.
     """
@@ -76,8 +77,12 @@ def walk(code, nr):
                     return count, target
                 i = index[target]
                 continue
-        elif op.startswith("nop") or (op == "call" and i == 0):
+        elif op.startswith("nop") or op == "endbr64" or (op == "call" and i == 0):
             pass
+        elif op == "call" and ADDR.match(args) and int(ADDR.match(args).group(1), 16) not in index:
+            # 6.12's switch calls the handler and returns its value (the
+            # return thunk after it), where 6.1's tail-jumps to it.
+            return count, int(ADDR.match(args).group(1), 16)
         else:
             raise ValueError("%#x: %s %s: not part of a compare tree" % (addr, op, args))
         i += 1

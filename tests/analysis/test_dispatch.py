@@ -41,3 +41,17 @@ def test_walk_refuses_what_is_not_a_compare_tree():
     code = dispatch.parse(TREE.replace("jmp    0x9200", "jmp    *%rax"))
     with pytest.raises(ValueError, match="indirect"):
         dispatch.walk(code, 300)
+
+
+def test_walk_ends_at_a_call_out_of_the_function():
+    """6.12's switch calls its handler (and returns its value) where
+    6.1's jumps to it; an endbr64 at the entry is a no-op executed."""
+    tree = (TREE.replace("nopl   0x0(%rax,%rax,1)", "endbr64")
+            .replace("jmp    0x9000", "call   0x9000"))
+    code = dispatch.parse(tree)
+    assert dispatch.walk(code, 5) == (7, 0x9000)
+    assert dispatch.walk(code, 262) == (4, 0x9100)
+    # a call inside the function is not a handler
+    code = dispatch.parse(tree.replace("call   0x9000", "call   0x1020"))
+    with pytest.raises(ValueError, match="not part of a compare tree"):
+        dispatch.walk(code, 5)
