@@ -41,7 +41,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs probes nfs4-delegation behaviour \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs afs-6.12 probes nfs4-delegation behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -123,14 +123,25 @@ names: kernel bench-bin
 ##                            the conformance suite; the same on afs0 (without
 ##                            patches/afs); analysis/reference/afs.json
 ##                            (make bench runs the same four boots)
+# afs_boots SUFFIX: the four boots of make afs on afs$(1) and afs0$(1).
+define afs_boots
+	@vm/kbuild.sh afs$(1) && vm/kbuild.sh afs0$(1)
+	@rm -rf results/afs$(1)
+	@vm/run.sh -q -v afs$(1) -m cost -t 3000 -o results/afs$(1) -- "bench/guest-bench.sh /mnt/io/raw afs$(1) cost 0 afs"
+	@vm/run.sh -q -v afs$(1) -m check -t 2400 -o results/afs$(1)/conformance -- tests/guest/conformance.sh
+	@vm/run.sh -q -v afs0$(1) -m cost -t 3000 -o results/afs$(1)/afs0$(1) -- "bench/guest-bench.sh /mnt/io/raw afs0$(1) cost 0 afs"
+	@vm/run.sh -q -v afs0$(1) -m check -t 2400 -o results/afs$(1)/afs0$(1)/conformance -- tests/guest/conformance.sh
+	@$(PY) analysis/afs.py results/afs$(1) -o analysis/reference/afs$(1).json
+endef
 afs: bench-bin
-	@vm/kbuild.sh afs && vm/kbuild.sh afs0
-	@rm -rf results/afs
-	@vm/run.sh -q -v afs -m cost -t 3000 -o results/afs -- "bench/guest-bench.sh /mnt/io/raw afs cost 0 afs"
-	@vm/run.sh -q -v afs -m check -t 2400 -o results/afs/conformance -- tests/guest/conformance.sh
-	@vm/run.sh -q -v afs0 -m cost -t 3000 -o results/afs/afs0 -- "bench/guest-bench.sh /mnt/io/raw afs0 cost 0 afs"
-	@vm/run.sh -q -v afs0 -m check -t 2400 -o results/afs/afs0/conformance -- tests/guest/conformance.sh
-	@$(PY) analysis/afs.py results/afs -o analysis/reference/afs.json
+	$(call afs_boots,)
+
+## make afs-6.12             the same on Debian 13's kernel: afs-6.12 (6.12's
+##                            series, kafs and patches/afs/6.12) and afs0-6.12
+##                            (without it); analysis/reference/afs-6.12.json
+##                            (a tree of its own: not in make bench)
+afs-6.12: bench-bin
+	$(call afs_boots,-6.12)
 
 ## make probes               the probe study's fentry and fexit, which need BTF:
 ##                            one guest on the btf variant (the whole series with

@@ -21,6 +21,8 @@ from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 SECTION = ("afs", "AFS: a callback instead of a timeout")
 AFS_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "afs.json"
+# The suite's check of the mount point inside statx.bench (vm/afs-lib.sh).
+MOUNT_POINT_TEST = "global.afs_mount_point_in_volume"
 # The cases the section reads, valid callback then after a break.
 CASES = ("stat", "fstat", "statx.BASIC_STATS", "statx.TYPE", "statx.BASIC_STATS.FORCE_SYNC",
          "statx.BASIC_STATS.DONT_SYNC", "statx.fd.empty",
@@ -29,11 +31,15 @@ CASES = ("stat", "fstat", "statx.BASIC_STATS", "statx.TYPE", "statx.BASIC_STATS.
 
 
 def summarise(rundir):
-    """RUNDIR's afs boots; RUNDIR/afs0 (kafs without patches/afs), when
-    there, under "afs0"."""
+    """RUNDIR's afs boots; RUNDIR/afs0 (kafs without patches/afs; make
+    afs-6.12's afs0-6.12), when there, under "afs0"."""
     d = summarise_one(rundir)
-    if (pathlib.Path(rundir) / "afs0").is_dir():
-        d["afs0"] = summarise_one(pathlib.Path(rundir) / "afs0")
+    sub = sorted(pathlib.Path(rundir).glob("afs0*"))
+    if len(sub) > 1:
+        raise SystemExit(f"{rundir}: more than one kafs without its patch: "
+                         + ", ".join(x.name for x in sub))
+    if sub:
+        d["afs0"] = summarise_one(sub[0])
     return d
 
 
@@ -66,9 +72,15 @@ def summarise_one(rundir):
                 "skip": sum(s == "skip" for s in afs.values()),
                 "skips": {n: p["skips"][n] for n in afs if n in p["skips"]},
                 "failed": sorted(n for n, s in afs.items() if s == "fail"),
-                "masks": p["masks"].get("afs", {})}
+                "masks": p["masks"].get("afs", {}),
+                "mount_point": afs.get(MOUNT_POINT_TEST, "")}
     env = h["env"]
-    return {"schema": 1, "kind": "afs", "run": rundir.resolve().name,
+    vm_env = rundir / "vm.env"
+    started = ""
+    if vm_env.is_file():
+        started = dict(line.split("=", 1) for line in vm_env.read_text().splitlines()
+                       if "=" in line).get("started", "")
+    return {"schema": 1, "kind": "afs", "run": rundir.resolve().name, "started": started,
             "release": env.get("release", "?"), "variant": env.get("variant", "?"),
             "servers": env.get("afs_servers", "?"), "mode": h.get("mode", "cost"),
             "cases": cases, "conformance": conf}
@@ -114,7 +126,41 @@ def table(d, r):
                      "ext4", "NFS v3"], rows)
 
 
-def findings(d, r):
+def booted(d):
+    """Which run a summary holds: its boot's start when known (make afs's
+    results/afs is no run id), else its run."""
+    return f"booted {d['started']}" if d.get("started") else f"run `{d['run']}`"
+
+
+def carried(ref=AFS_FILE.parent):
+    """The AFS patch on every other base that has its make afs-BASE file
+    (analysis/reference/afs-BASE.json): the mask with and without it,
+    the cost, the call after a break, the conformance suite."""
+    out = []
+    for path in sorted(ref.glob("afs-*.json")):
+        base = path.stem[len("afs-"):]
+        d = load(path)
+        a0 = d.get("afs0")
+        conf = d.get("conformance")
+        if not a0 or not conf or not a0.get("conformance"):
+            raise SystemExit(f"{path}: make afs-{base} writes both kernels' boots and suites")
+        m0 = ", ".join(sorted(set(a0["conformance"]["masks"].values())))
+        m1 = ", ".join(sorted(set(conf["masks"].values())))
+        s0, s1, bk = a0["cases"]["stat"], d["cases"]["stat"], d["cases"]["stale.stat"]
+        when = booted(d)
+        out.append(f"On {base} (`make afs-{base}`, {d['release']}, {when}): "
+                   f"stx_mask {m0} without patches/afs/{base}, {m1} with; stat() "
+                   f"{fmt(s0['median'])} ({spread(s0)}) without, {fmt(s1['median'])} "
+                   f"({spread(s1)}) with, and after a break {fmt(bk['median'])} "
+                   f"({calls(bk)}); conformance {conf['pass']} passed, {conf['fail']} "
+                   f"failed, {conf['skip']} skipped.  (6.12's kafs looks a cell up when a mount "
+                   "first uses it, even one added with its addresses, and fails the mount "
+                   "(EDESTADDRREQ) when the lookup fails; the guest gives the lookup an answer "
+                   "through kafs-client's cell database.)")
+    return "  ".join(out)
+
+
+def findings(d, r, extra=""):
     c = d["cases"]
     st, fs, bk = c["stat"], c["fstat"], c["stale.stat"]
     b = beside(r, "stat")
@@ -160,7 +206,13 @@ def findings(d, r):
                    f"{conf['skip']} skipped, each skip with its reason (no FIFOs, sockets or "
                    "devices: EPERM; ACLs, not mode bits; no inode flags, DIOALIGN or "
                    "attribute-cache timeout).  Times are whole seconds, ctime is mtime "
-                   "(a chmod's, this client's clock), no BTIME.")
+                   "(a chmod's, this client's clock), no BTIME." +
+                   {"pass": "  A mount point inside the volume (to root.cell) is a "
+                            "directory with STATX_ATTR_AUTOMOUNT under AT_NO_AUTOMOUNT, and "
+                            "stat() stops there; statx() without the flag returns root.cell's "
+                            "root, a mount root on a mount of its own.",
+                    "fail": "  The mount point inside the volume FAILED its checks "
+                            f"({MOUNT_POINT_TEST})."}.get(conf.get("mount_point", ""), ""))
     a0 = d.get("afs0")
     if a0 and conf and a0.get("conformance"):
         m0 = ", ".join(sorted(set(a0["conformance"]["masks"].values())))
@@ -172,7 +224,7 @@ def findings(d, r):
                    f"statx series' AFS part cleared them).  With the patch: {m1}.  Cost: "
                    f"stat() {fmt(s0['median'])} ({spread(s0)}) without, {fmt(s1['median'])} "
                    f"({spread(s1)}) with; statx() {fmt(x0['median'])} ({spread(x0)}) against "
-                   f"{fmt(x1['median'])} ({spread(x1)}).")
+                   f"{fmt(x1['median'])} ({spread(x1)})." + (f"  {extra}" if extra else ""))
     return out
 
 
@@ -181,17 +233,17 @@ def section(r=None, path=AFS_FILE):
     if d is None:
         return f"No AFS run ({pathlib.Path(path).name} is missing; `make afs` writes it).\n"
     head = (f"kafs on {d['release']} (the whole series with kafs, RxRPC and veth built in) "
-            f"mounting the guest's own cell: {d['servers']} (run `{d['run']}`); "
+            f"mounting the guest's own cell: {d['servers']} ({booted(d)}); "
             "instructions per call, cost mode; ext4 and NFS v3 from the reference run's "
             "same series.")
-    return "\n".join([head, "", *findings(d, r), "", table(d, r), ""])
+    return "\n".join([head, "", *findings(d, r, carried()), "", table(d, r), ""])
 
 
 def brief(r=None, path=AFS_FILE):
     d = load(path)
     if d is None:
         return section(r, path)
-    return "\n".join(findings(d, r)) + f"  Every case: {TABLES_LINK}.\n"
+    return "\n".join(findings(d, r, carried())) + f"  Every case: {TABLES_LINK}.\n"
 
 
 def main():

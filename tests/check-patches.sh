@@ -9,12 +9,17 @@
 #   (vm/kbuild.sh --objs), for their flags
 #   BASE afs: patches/afs/series (fs/afs only), with the afs variant's
 #   flags (the tree where kafs is built), the same way
+#   BASE afs-6.12: patches/afs/6.12/series on stock-6.12's tree, which
+#   does not build kafs: its objects are built there alone for their
+#   flags (the tree's own, as if kafs were configured), so that the check
+#   adds no kafs tree of its own (make test's budget)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BASE=${1:-6.1}
 case $BASE in
 6.1) PDIR=$ROOT/patches STOCK=stock ;;
 afs) PDIR=$ROOT/patches/afs STOCK=afs ;;
+afs-*) PDIR=$ROOT/patches/afs/${BASE#afs-} STOCK=stock-${BASE#afs-} ;;
 *) PDIR=$ROOT/patches/$BASE STOCK=stock-$BASE ;;
 esac
 [ -f "$PDIR/series" ] || { echo "no series for base $BASE: $PDIR/series"; exit 1; }

@@ -56,6 +56,8 @@ patches() {
 		tests/check-patches.sh 6.12
 	check "patches: the AFS patch applies, checkpatch --strict clean, compiles with kafs's flags" \
 		tests/check-patches.sh afs
+	check "patches: the AFS patch for 6.12 applies to fresh linux-source-6.12, checkpatch --strict clean, compiles with the 6.12 tree's flags" \
+		tests/check-patches.sh afs-6.12
 }
 
 kernels() {

@@ -18,12 +18,12 @@
 #     ignore loopback addresses, and the veth's other end, in network
 #     namespace $AFS_PEER_NS, carries a second kafs client (a client per
 #     network namespace), whose writes break the first one's callbacks;
-#   - volumes: root.cell and statx.bench (the benchmark's tree).  The
-#     automount point is kafs's dynroot cell directory, which mounts
-#     root.cell.  A mount point inside a volume (a symlink of mode 0644
-#     to "#cell:volume.") cannot be made through kafs: afs_symlink()
-#     always sends mode 0777, and chmod of a symlink is EOPNOTSUPP; it
-#     would take a crafted volume dump (directory pages included).
+#   - volumes: root.cell and statx.bench (the benchmark's tree), which
+#     holds a mount point to root.cell ($AFS_MP: a symlink of mode 0644 to
+#     "#cell:root.cell.").  kafs cannot make one (afs_symlink() always
+#     sends mode 0777, and chmod of a symlink is EOPNOTSUPP), so its mode
+#     is set in the volume's dump (afs_mount_point).  kafs's dynroot cell
+#     directory is the other automount point the suite checks.
 #
 # ACLs.  A new volume's root grants only system:administrators, and the
 # guest's kafs has no token, so it is anonymous, and no server lets
@@ -49,6 +49,8 @@ AFS_VICEP=/mnt/ext4/vicepa
 AFS_LIB=/usr/lib/openafs
 AFS_MNT=/mnt/afs
 AFS_VOLUME=statx.bench
+# A mount point at the root of $AFS_VOLUME, to root.cell.
+AFS_MP=mp
 # Seconds of host time a server gets to answer (the RTC: in cost mode the
 # guest's own clock jumps while the host keeps an idle guest waiting).
 AFS_WAIT=${AFS_WAIT:-240}
@@ -127,6 +129,68 @@ afs_stop() {
 	done
 	kill -9 "$pid" 2>/dev/null || true
 	rm -f "/run/afs/$1.pid"
+}
+
+# afs_mount_point VOLUME NAME TARGET: a mount point NAME, at the root of
+# VOLUME (mounted by kafs on $AFS_MNT), to volume TARGET of the cell.  An
+# AFS mount point is a symlink of mode 0644 whose text is "#cell:volume.";
+# kafs makes every symlink 0777 (afs_symlink()) and cannot chmod one, so
+# the symlink is made through kafs and its mode changed in the volume's
+# dump: the vnode record (OpenAFS's volser dump format, tag 3: vnode
+# number, uniquifier, then 't' type 3 for a symlink, 'l', 'v', 'm', 'a',
+# 'o', maybe 'g', 'b' the mode bits (16 bits), 'p', 's', and 'f' the
+# length and text) whose text is the target gets mode 0644.  The volume
+# is restored over itself and mounted again.
+afs_mount_point() {
+	local vol=$1 name=$2 target="#$AFS_CELL:$3." d=/tmp/$1.mp.dump
+	ln -s "$target" "$AFS_MNT/$name" || { afs_fail "cannot make the symlink $name"; return 1; }
+	umount "$AFS_MNT" || return 1
+	afs_admin vos dump -id "$vol" -file "$d" >/dev/null 2>&1 ||
+		{ afs_log davolserver; afs_fail "vos dump $vol failed"; return 1; }
+	python3 - "$AFS_SRV$d" "$target" <<'EOF' || { afs_fail "no symlink to $target in $vol's dump"; return 1; }
+import re, struct, sys
+path, target = sys.argv[1], sys.argv[2].encode()
+data = open(path, "rb").read()
+rec = re.compile(rb"\x03.{8}t\x03l.{2}v.{4}m.{4}a.{4}o.{4}(?:g.{4})?b(.{2})p.{4}s.{4}f" +
+                 re.escape(struct.pack(">I", len(target)) + target), re.S)
+found = list(rec.finditer(data))
+if len(found) != 1:
+    sys.exit("expected one symlink vnode with the text %r, found %d" % (target, len(found)))
+m = found[0]
+mode = struct.unpack(">H", m.group(1))[0]
+if mode & 0o7777 != 0o777:
+    sys.exit("the symlink's mode is %o, not 777" % mode)
+data = data[:m.start(1)] + struct.pack(">H", 0o644) + data[m.end(1):]
+open(path, "wb").write(data)
+EOF
+	afs_admin vos restore "$AFS_ADDR" a "$vol" -file "$d" -overwrite full >/dev/null ||
+		{ afs_log davolserver; afs_fail "vos restore $vol failed"; return 1; }
+	rm -f "$AFS_SRV$d"
+	afs_mount "$AFS_MNT" "$vol"
+}
+
+# afs_client_conf: the cell in kafs-client's cell database, for the
+# kernel's AFS DNS upcall (request-key runs kafs-dns, which reads
+# /etc/kafs/client.conf).  6.12's kafs looks a cell up when a mount first
+# uses it, even one added with its addresses through /proc/fs/afs/cells,
+# and a failed lookup fails the mount (EDESTADDRREQ); 6.1's does not.  The
+# guest's /etc is the host's, read-only: a tmpfs over client.d holds it.
+afs_client_conf() {
+	local d=/etc/kafs/client.d
+	[ -d "$d" ] || { afs_fail "no $d (make deps: kafs-client)"; return 1; }
+	mountpoint -q "$d" || mount -t tmpfs -o size=1m,mode=0755 afsconf "$d" || return 1
+	cat >"$d/statx.conf" <<-CONF
+		[cells]
+		$AFS_CELL = {
+			description = "statx-study's cell, in this guest"
+			use_dns = no
+			servers = {
+				statx-guest = {
+					address = $AFS_ADDR
+				}
+			}
+		}
+	CONF
 }
 
 # Each of these two returns at its first failure.
@@ -247,11 +311,18 @@ start_afs_cell() {
 			{ afs_log davolserver; afs_fail "vos create $v failed"; return 1; }
 		afs_open_root "$v" || return 1
 	done
+	afs_client_conf || return 1
 	# kafs keeps a cell until its network namespace goes (a second start
 	# in one boot finds it).
 	grep -qw "$AFS_CELL" /proc/fs/afs/cells || echo "add $AFS_CELL $AFS_ADDR" >/proc/fs/afs/cells ||
 		{ afs_fail "kafs did not take the cell"; return 1; }
 	afs_mount "$AFS_MNT" || { afs_log dafileserver; afs_fail "kafs cannot mount $AFS_VOLUME"; return 1; }
+	# A mount point inside the volume, to root.cell (the conformance
+	# suite's automount checks).
+	if [ ! -L "$AFS_MNT/$AFS_MP" ] && [ ! -d "$AFS_MNT/$AFS_MP" ]; then
+		afs_mount_point "$AFS_VOLUME" "$AFS_MP" root.cell ||
+			{ afs_fail "cannot make the mount point $AFS_MP in $AFS_VOLUME"; return 1; }
+	fi
 	mkdir -p /run/afs/peer
 	ip netns exec "$AFS_PEER_NS" sh -c "echo 'add $AFS_CELL $AFS_ADDR' >/proc/fs/afs/cells" ||
 		{ afs_fail "the peer's kafs did not take the cell"; return 1; }

@@ -19,6 +19,9 @@ PACKAGES=(
 	# the guest's OpenAFS cell: servers and vos/pts, run only in the guest
 	# (vm/afs-lib.sh); never started here
 	openafs-dbserver openafs-fileserver openafs-client
+	# kAFS's cell database and the kernel's AFS DNS upcall (kafs-dns), read
+	# by 6.12's kafs in the guest; its afs.mount never runs here
+	kafs-client
 	# analysis and tests
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest python3-jsonschema
 	shellcheck python3-pyflakes
@@ -47,10 +50,18 @@ fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/statx-deps.log 2>&1 ||
 	{ tail -20 /tmp/statx-deps.log >&2; echo "[deps] apt-get install failed" >&2; exit 1; }
-# The study never uses the host's nfsd, audit daemon or OpenAFS: make sure
-# none runs here (systemd starts units without invoke-rc.d).
-if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-	systemctl disable --now nfs-server rpcbind rpcbind.socket auditd \
-		openafs-fileserver openafs-client >/dev/null 2>&1 || true
+# The study never uses the host's nfsd, audit daemon, OpenAFS or kAFS: make
+# sure none runs here, now or after a reboot (systemd starts units without
+# invoke-rc.d; kafs-client enables afs.mount, which would mount kAFS's
+# dynamic root here).  systemctl edits unit links without a running systemd.
+if command -v systemctl >/dev/null 2>&1; then
+	units=(nfs-server rpcbind rpcbind.socket auditd openafs-fileserver openafs-client
+		afs.mount kafs-client)
+	now=()
+	[ -d /run/systemd/system ] && now=(--now)
+	for u in "${units[@]}"; do
+		systemctl disable "${now[@]}" "$u" >/dev/null 2>&1 || true
+	done
+	systemctl mask afs.mount >/dev/null 2>&1 || true
 fi
 echo "[deps] done"

@@ -53,14 +53,18 @@ def test_section_says_what_the_summary_holds(tmp_path, monkeypatch):
     tap = ("#  RUN           conf.afs.fields_fifo ...\n"
            "ok 1 # SKIP AFS keeps no FIFOs\n"
            "# statx-mask afs 0x1 MASK\n"
-           "#  RUN           conf.afs.fields_regular_file ...\nok 2 conf.afs.fields_regular_file\n")
+           "#  RUN           conf.afs.fields_regular_file ...\nok 2 conf.afs.fields_regular_file\n"
+           "#  RUN           global.afs_mount_point_in_volume ...\n"
+           "ok 3 global.afs_mount_point_in_volume\n")
     write_run(tmp_path / "afs0", afs.CASES, tap.replace("MASK", "0x17ff"))
     d = afs.summarise(write_run(tmp_path, afs.CASES, tap.replace("MASK", "0x135f")))
-    assert d["conformance"]["pass"] == 1 and d["conformance"]["skip"] == 1
+    assert d["conformance"]["pass"] == 2 and d["conformance"]["skip"] == 1
+    assert d["conformance"]["mount_point"] == "pass"
     out = tmp_path / "afs.json"
     out.write_text(json.dumps(d))
     text = afs.section(None, out)
     assert "1 FetchStatus" in text and "0x17ff" in text and "0x135f" in text
+    assert "A mount point inside the volume (to root.cell)" in text
     assert f"{d['cases']['stale.stat']['median']:,.0f}" in text
 
 
@@ -68,3 +72,28 @@ def test_committed_summary_follows_the_schema():
     d = afs.load()
     assert d is not None, "analysis/reference/afs.json is missing (make afs)"
     assert d["cases"]["stale.stat"]["afs_ops"].get("FetchStatus") == 1
+
+
+def test_another_base_is_read_from_its_own_file(tmp_path, monkeypatch):
+    """make afs-6.12's run (afs0-6.12 beside afs-6.12) summarised, then
+    read by carried(): the masks with and without the patch, the call
+    after a break; a file without the unpatched kernel is refused."""
+    monkeypatch.setattr(sr, "validate", lambda d, ref=None: d)
+    tap = ("# statx-mask afs 0x1 MASK\n"
+           "#  RUN           conf.afs.fields_regular_file ...\nok 1 conf.afs.fields_regular_file\n")
+    write_run(tmp_path / "run" / "afs0-6.12", afs.CASES, tap.replace("MASK", "0x17ff"))
+    d = afs.summarise(write_run(tmp_path / "run", afs.CASES, tap.replace("MASK", "0x135f")))
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    (ref / "afs-6.12.json").write_text(json.dumps(d))
+    text = afs.carried(ref)
+    assert text.startswith("On 6.12 (`make afs-6.12`")
+    assert "0x17ff without patches/afs/6.12, 0x135f with" in text and "1 FetchStatus" in text
+    del d["afs0"]
+    (ref / "afs-6.12.json").write_text(json.dumps(d))
+    with pytest.raises(SystemExit, match="both kernels"):
+        afs.carried(ref)
+    # two unpatched kernels in one run are one too many
+    write_run(tmp_path / "run" / "afs0", afs.CASES, tap.replace("MASK", "0x17ff"))
+    with pytest.raises(SystemExit, match="more than one"):
+        afs.summarise(tmp_path / "run")
