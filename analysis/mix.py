@@ -22,7 +22,9 @@ and reported, not failed.
 """
 import argparse
 import bisect
+import concurrent.futures
 import json
+import os
 import pathlib
 import sys
 
@@ -732,7 +734,7 @@ def dumps(doc):
     variants = ",\n".join(
         f"  {json.dumps(v)}: {{\n" + ",\n".join(
             f"   {json.dumps(label)}: {{\n" + ",\n".join(
-                f"    {json.dumps(name)}: {json.dumps(m, separators=(',', ':'))}"
+                f"    {json.dumps(name)}: {json.dumps(m, separators=(',', ':'), sort_keys=True)}"
                 for name, m in cases.items()) + "\n   }"
             for label, cases in configs.items()) + "\n  }"
         for v, configs in doc["variants"].items())
@@ -753,9 +755,12 @@ def main():
         sys.exit(f"mix.py: {root}: no variant directory with a kallsyms")
     doc = {"schema": 1, "kind": "mix", "tolerance_pct": 100 * TOLERANCE,
            "classes": {k: CLASS_TEXT[k] for k in CLASSES}, "variants": {}}
+    # A variant's exec logs are read and classed on their own, so the
+    # variants share the machine's cores (make bench waits on this step).
     try:
-        for d in variants:
-            doc["variants"][d.name] = variant_mix(d)
+        with concurrent.futures.ProcessPoolExecutor(min(len(variants), os.cpu_count() or 1)) as ex:
+            for d, m in zip(variants, ex.map(variant_mix, variants)):
+                doc["variants"][d.name] = m
     except MixError as e:
         sys.exit(f"mix.py: {e}")
     if args.keep:
