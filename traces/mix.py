@@ -77,7 +77,10 @@ class Reader:
         before it ran (an interrupt or exit pending: what follows is not
         the call's) or rewound one for I/O (icount's cpu_io_recompile)."""
         tbs, index = [], {}  # this case's TBs, and key -> index in tbs
-        pending = {}         # pc -> instructions translated, not yet run
+        # pc -> translations not yet run, the latest last: a TB translated,
+        # then stopped before it ran (an interrupt), may be translated again
+        # at the same pc with other flags and run before the first one does.
+        pending = {}
         block = None
         windows, cur, dropped = [], None, []
         for line in lines:
@@ -93,7 +96,7 @@ class Reader:
                     block[-1][1] += " " + line.split(":", 1)[1].strip()
                     continue
                 if block:
-                    pending[block[0][0]] = block
+                    pending.setdefault(block[0][0], []).append(block)
                 block = None
             m = STOP_RE.match(line)
             if m:
@@ -115,8 +118,8 @@ class Reader:
                 continue
             pc = int(m.group(1), 16)
             key = (pc, m.group(2), m.group(3))
-            if pc in pending:
-                self.known[key] = pending.pop(pc)
+            if pending.get(pc):
+                self.known[key] = pending[pc].pop()
             if pc == begin:
                 cur = {"tbs": [], "interrupted": False, "rewound": False}
                 continue
@@ -202,8 +205,14 @@ def run(args):
         ctl = connect(os.path.join(out, "ctl.sock"), proc).makefile("rwb", buffering=0)
         steer(mon, ctl, out, args.keep_logs)
     except MixError as e:
-        proc.kill()
-        proc.wait()
+        # TERM, not KILL: vm/run.sh's trap stops its QEMU and removes its
+        # disk; a killed run.sh leaves the guest running.
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         sys.exit(f"mix.py: {e}")
     rc = proc.wait()
     if rc:

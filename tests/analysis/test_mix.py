@@ -95,6 +95,25 @@ def test_stopped_block_is_not_counted():
     assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 2
 
 
+def test_a_block_translated_twice_before_it_runs_keeps_both():
+    """An interrupt stops a TB translated at a pc; the pc is translated
+    again with other flags (one instruction, as after an sti) and runs;
+    then the first TB runs.  Each run finds its own instructions."""
+    lines = log(1)
+    i = lines.index(run(SYS + 9))
+    first = tb(SYS + 0x20, [(SYS + 0x20, "90", "nop"), (SYS + 0x21, "90", "nop")])
+    again = tb(SYS + 0x20, [(SYS + 0x20, "90", "nop")])
+    lines[i + 1:i + 1] = (first[:-1] + [f"Stopped execution of TB chain before 0x7f00 "
+                                        f"[{SYS + 0x20:016x}] "] + again[:-1] +
+                          [run(SYS + 0x20).replace("18c0c2b0", "18c0c2b1"), run(SYS + 0x20)])
+    doc = tmix.Reader().extract(lines, BEGIN, END, "nfs3.actimeo0/stat")
+    assert not doc["dropped"]
+    # the second translation ran first (one instruction), then the first (two)
+    assert [len(t["insns"]) for t in doc["tbs"] if t["pc"] == SYS + 0x20] == [1, 2]
+    w = doc["windows"][0]
+    assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 2
+
+
 def test_window_never_closed():
     lines = log(1)
     lines = [x for x in lines if x != run(END)]
