@@ -211,7 +211,7 @@ def _vm_env(d):
     """The guest's vm.env beside or above a clients directory."""
     for p in (d / "vm.env", d.parent / "vm.env"):
         if p.exists():
-            return dict(line.split("=", 1) for line in p.read_text().splitlines() if "=" in line)
+            return sr.read_env(p)
     return {}
 
 

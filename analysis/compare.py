@@ -28,9 +28,9 @@ Time mode: a Mann-Whitney U test at --alpha and the medians' delta beyond
 A regression the series makes on purpose (analysis/targets.py
 GATE_ACCEPTED, by kernel base: a case pattern, a bound and the reason)
 is listed as "accepted" and passes, but only from a base kernel to a
-series kernel of the same base (vm/variants.sh) and within its bound.  Calibration and floor cases
-measure user space and the harness and are left out; failed calls are
-listed as skipped.
+series kernel of the same base (vm/variants.sh) and within its bound.
+Calibration and floor cases measure user space and the harness and are
+left out; failed calls are listed as skipped.
 """
 import argparse
 import pathlib

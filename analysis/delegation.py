@@ -51,10 +51,7 @@ def bt_maps(text):
 
 def summarise(rundir):
     rundir = pathlib.Path(rundir)
-    env = {}
-    if (rundir / "vm.env").is_file():
-        env = dict(line.split("=", 1) for line in (rundir / "vm.env").read_text().splitlines()
-                   if "=" in line)
+    env = sr.read_env(rundir / "vm.env")
     phases = {}
     for ph in PHASES:
         h = sr.validate(json.loads((rundir / f"deleg.{ph}.json").read_text()), "harness_file")

@@ -26,15 +26,6 @@ import scale  # noqa: E402
 import statx_results  # noqa: E402
 
 
-def read_env(path):
-    env = {}
-    for line in path.read_text().splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            env[key] = value
-    return env
-
-
 def per_scenario(rundir, sub, prefix, suffix, parse):
     """{variant: {scenario: parse(text)}} of traces/<variant>/SUB/
     PREFIX<scenario>SUFFIX; a file parse refuses is left out with a
@@ -62,7 +53,7 @@ def merge(rundir):
     for boot in boots:
         if not (boot / "vm.env").exists():
             continue
-        vm = read_env(boot / "vm.env")
+        vm = statx_results.read_env(boot / "vm.env")
         diff = boot / "config-diff.txt"
         raws = sorted(p for p in (boot / "raw").glob("*.json") if p.name != "dispatch.json")
         raws += sorted((boot / "probes").glob("*.json"))

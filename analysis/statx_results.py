@@ -60,6 +60,20 @@ def load(path):
         raise SystemExit(f"{p}: not a results file of this study: {e}")
 
 
+def read_env(path):
+    """A guest run's vm.env (vm/run.sh: variant, release, mode, started
+    ...) as a dict; {} when the run has none."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        return {}
+    env = {}
+    for line in path.read_text().splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            env[key] = value
+    return env
+
+
 # STATX_* bits as 6.1's uapi defines them; BASIC_STATS first, so that a
 # mask holding all of it reads as one name.  The harness writes the same
 # names into each case's mask_name (statx_mask_name() in bench/cases.c;
