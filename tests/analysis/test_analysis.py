@@ -1251,6 +1251,16 @@ def test_gate_judges_each_case_by_its_rule(doc, tmp_path):
     setm("patched", "ext4", "stat", sr.case(d, "stock", "ext4", "stat")["median"] + 40)
     assert verdicts()[("ext4", "stat")][1] == "regressed"
     assert verdicts({("ext4", "stat"): 50.0})[("ext4", "stat")] == ("spread 50", "ok")
+    # a call whose samples take a few values (open()): a median that moves
+    # to another of the base's own values is inside its interquartile range
+    m = sr.case(d, "stock", "ext4", "stat")["median"]
+    sr.case(d, "stock", "ext4", "stat").update(
+        median=m, samples=[m - 120, m - 100, m, m, m, m + 100, m + 100, m + 150], ci95=[m - 120, m + 150])
+    setm("patched", "ext4", "stat", m + 100)
+    assert verdicts()[("ext4", "stat")] == ("spread 125", "ok")
+    setm("patched", "ext4", "stat", m + 126)
+    assert verdicts()[("ext4", "stat")][1] == "regressed"
+    setm("stock", "ext4", "stat", m)
     # NFS: an RPC more per ten calls regresses, whatever the instructions
     setm("patched", "nfs3.actimeo0", "stat", 168000.0, getattr_=1.8, ci95=[1.0, 1e9])
     assert verdicts()[("nfs3.actimeo0", "stat")] == ("nfs", "regressed")
