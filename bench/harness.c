@@ -49,7 +49,8 @@
  *                      the empty body, run 5 calls each between two marker
  *                      functions, telling a host program on TTY where the
  *                      markers are and waiting for it (traces/mix.py reads
- *                      QEMU's exec log of the windows)
+ *                      QEMU's exec log of the windows), and the clock
+ *                      read around each window
  *   --list             list the cases and exit
  *
  * A study (cases.c's scaling study, tag scale) runs only when --tags or
@@ -71,6 +72,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
 #include <math.h>
@@ -190,22 +192,32 @@ static void mix_open(const char *dev)
 /*
  * The windows of one case: the host is told where the markers are, turns
  * the log on and says go; MIX_WINDOWS calls run, each in its window; the
- * host turns the log off and says go again.
+ * host is told each window's cost-mode count (the clock read around it,
+ * which the log's count of the same window must equal once the empty
+ * body's is taken off both), turns the log off and says go again.
  */
 static void mix_case(const char *name, long (*body)(struct bench_ctx *),
 		     struct bench_ctx *c)
 {
+	uint64_t clock[MIX_WINDOWS];
 	char line[512];
-	int w;
+	int w, len;
 
 	snprintf(line, sizeof(line), "mix ready %s %#lx %#lx %d\n", name,
 		 (unsigned long)mix_begin, (unsigned long)mix_end, MIX_WINDOWS);
 	mix_say(line);
 	mix_wait();
 	enter(c);
-	for (w = 0; w < MIX_WINDOWS; w++)
+	for (w = 0; w < MIX_WINDOWS; w++) {
+		uint64_t t0 = now_ns();
+
 		mix_window(body, c);
-	snprintf(line, sizeof(line), "mix done %s\n", name);
+		clock[w] = now_ns() - t0;
+	}
+	len = snprintf(line, sizeof(line), "mix done %s", name);
+	for (w = 0; w < MIX_WINDOWS; w++)
+		len += snprintf(line + len, sizeof(line) - len, " %" PRIu64, clock[w]);
+	snprintf(line + len, sizeof(line) - len, "\n");
 	mix_say(line);
 	mix_wait();
 }

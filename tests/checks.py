@@ -307,9 +307,10 @@ def hostcal(doc):
 
 def mix(doc, model=None):
     """analysis/mix.py's file: every case's classes add up to its total,
-    its windows are there, a case with a clean window agrees with cost
-    mode within the file's tolerance, and the cycle model weighs every
-    instruction of every case on every core."""
+    its windows are there, each with its own clock and agreeing with it,
+    a case with a clean window agrees with cost mode within the file's
+    tolerance, and the cycle model weighs every instruction of every case
+    on every core."""
     import cycles
     out, bad = [], []
     model = model or cycles.load()
@@ -327,6 +328,13 @@ def mix(doc, model=None):
                 if not (m["interrupted"] or m["waited"]) and \
                         abs(m["diff_pct"]) > doc["tolerance_pct"]:
                     bad.append(f"{where}: {m['diff_pct']:+.2f}% from cost mode")
+                # Each window against the clock read around it: the same call.
+                if not m.get("clock"):
+                    bad.append(f"{where}: no window has its own clock (traces/mix.py before "
+                               "the harness read it?)")
+                for t, c in m.get("clock") or []:
+                    if not m["waited"] and abs(t - c) > c * doc["tolerance_pct"] / 100:
+                        bad.append(f"{where}: a window of {t} instructions, its clock {c}")
                 for core in model["cores"]:
                     try:
                         # The model's mitigations are 6.1's (cycle_model.json).
@@ -336,7 +344,8 @@ def mix(doc, model=None):
     if not n:
         bad.append("no case in the mix")
     if not bad:
-        out.append(f"mix: {n} cases, each adding up, agreeing with cost mode and weighed on "
+        out.append(f"mix: {n} cases, each adding up, each window agreeing with its own clock, "
+                   f"agreeing with cost mode and weighed on "
                    f"{len(model['cores'])} cores")
     return out, bad
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # mix.sh - the instruction mix (traces/mix.py) in one boot: every window's
-# total, its empty body's taken off, must equal cost mode's count of the
-# same call in the same boot within 1% (analysis/mix.py fails otherwise,
-# naming the case); every case's classes must add up to its total; the
-# cycle model must weigh every case.  Cost-mode counts of local calls are
-# exact, so nothing here is a timing threshold.
+# total, its empty body's taken off, must equal the harness's clock read
+# around that same window (cost mode's count of that call) and cost
+# mode's median of the case's batches in the same boot, each within 1%
+# (analysis/mix.py fails otherwise, naming the case); every case's
+# classes must add up to its total; the cycle model must weigh every
+# case.  Cost-mode counts of local calls are exact, so nothing here is a
+# timing threshold.
 # Usage: tests/mix.sh OUTDIR
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -26,6 +26,12 @@ grep -q '^ffffffff' "$IO/kallsyms" || { echo "guest-mix: kallsyms shows no addre
 
 say() { printf '%s\n' "$*" >"$TTY"; }
 
+# The TSC rate the kernel calibrated: the harness's clock is ticks
+# scaled by it, QEMU's TSC runs at 1 GHz of instructions (analysis/mix.py
+# gives the clock's excess over the count from it).
+dmesg | grep -m1 'tsc: Detected' >"$IO/tsc.txt" ||
+	echo "guest-mix: no 'tsc: Detected' line in dmesg" >"$IO/tsc.txt"
+
 nfsd=0
 for label in ${CONFIGS//,/ }; do
 	case $label in

@@ -13,8 +13,12 @@ TB a window runs is disassembled inside the same log.
 Cost mode's count is the same sum this reads: under -icount a TB that
 runs adds its instruction count, and a REP string instruction runs as a
 TB of one instruction once per iteration plus once to find its count at
-zero.  So a window's total is exact, and traces/../analysis/mix.py
-checks it against the harness's cost-mode median of the same boot.
+zero.  A TB that stops part-way is counted up to where it stopped: one
+rewound for I/O (cpu_io_recompile) up to its I/O instruction, one that
+faulted (`int` in the log) up to the faulting instruction, as icount
+counts them.  So a window's total is exact: analysis/mix.py checks it
+against the harness's clock read around that same window (given on its
+"mix done" line) and against the cost-mode median of the same boot.
 
 Usage:
   mix.py run VARIANT OUTDIR [--cases A,B] [--configs ext4,nfs3]
@@ -56,6 +60,9 @@ class MixError(Exception):
     """A log this cannot read as asked, named by case."""
 
 
+# -d int: an exception or interrupt as the CPU takes it (vector, error
+# code, software or not, the pc it was taken at).
+INT_RE = re.compile(r"^\s*\d+: v=([0-9a-f]+) e=[0-9a-f]+ i=(\d) cpl=\d IP=[0-9a-f]+:([0-9a-f]+) ")
 STOP_RE = re.compile(r"^Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]")
 
 
@@ -82,7 +89,7 @@ class Reader:
         # at the same pc with other flags and run before the first one does.
         pending = {}
         block = None
-        windows, cur, dropped = [], None, []
+        windows, cur, dropped, ordinal = [], None, [], 0
         for line in lines:
             if line.startswith("IN:"):
                 block = []
@@ -109,9 +116,24 @@ class Reader:
                     elif pc == begin and not cur["tbs"]:
                         cur = None
                 continue
+            m = INT_RE.match(line)
+            if m:
+                # A fault (a vector under 32, not an int instruction) in
+                # the TB logged last: the instructions before the faulting
+                # one ran, it did not (it runs again, or a fixup runs).
+                # An interrupt is taken between TBs: nothing to cut.
+                if cur is not None and cur["tbs"] and int(m.group(1), 16) < 32 \
+                        and m.group(2) == "0":
+                    self.cut(cur, tbs, index, int(m.group(3), 16))
+                continue
             if line.startswith("cpu_io_recompile"):
-                if cur is not None:
+                # The TB logged last stopped at an I/O instruction that
+                # was not its last: QEMU rolled it back to that
+                # instruction and runs a new TB from there.  Only the
+                # instructions before it ran (cut below, at the next TB).
+                if cur is not None and cur["tbs"]:
                     cur["rewound"] = True
+                    cur["cut"] = True
                 continue
             m = EXEC_RE.match(line)
             if not m:
@@ -120,12 +142,18 @@ class Reader:
             key = (pc, m.group(2), m.group(3))
             if pending.get(pc):
                 self.known[key] = pending[pc].pop()
+            if cur is not None and cur.pop("cut", False):
+                self.cut(cur, tbs, index, pc)
             if pc == begin:
                 cur = {"tbs": [], "interrupted": False, "rewound": False}
                 continue
             if cur is None:
                 continue
             if pc == end:
+                # The window's place among the case's (the harness's
+                # clock for it is the n-th of its "mix done" line).
+                cur["n"] = ordinal
+                ordinal += 1
                 if cur.get("unknown"):
                     dropped.append(cur["unknown"])
                 else:
@@ -150,6 +178,24 @@ class Reader:
             raise MixError(f"{case}: every window ran a TB no log of this boot disassembles "
                            f"({', '.join(dropped)})")
         return {"begin": begin, "end": end, "tbs": tbs, "windows": windows, "dropped": dropped}
+
+    @staticmethod
+    def cut(cur, tbs, index, pc):
+        """The window's last TB, rewound for I/O, ran up to @pc (the new
+        TB's first instruction) only: count that part, as a TB of its own.
+        If @pc is not in it (an interrupt taken first), it stays whole
+        and the window stays marked rewound."""
+        last = tbs[cur["tbs"][-1]]
+        at = [i for i, insn in enumerate(last["insns"]) if insn[0] == pc]
+        if not at:
+            return
+        key = ("cut", cur["tbs"][-1], pc)
+        if key not in index:
+            index[key] = len(tbs)
+            tbs.append({"pc": last["pc"], "cflags": last["cflags"],
+                        "insns": last["insns"][:at[0]], "cut_at": pc})
+        cur["tbs"][-1] = index[key]
+        cur["rewound"] = False
 
 
 class Monitor:
@@ -236,7 +282,7 @@ def steer(mon, ctl, out, keep=False):
         elif words[:2] == ["mix", "ready"]:
             case, begin, end = words[2], int(words[3], 16), int(words[4], 16)
             mon.cmd(f"logfile {raw}")
-            mon.cmd("log in_asm,exec,nochain")
+            mon.cmd("log in_asm,exec,nochain,int")
             ctl.write(b"go\n")
         elif words[:2] == ["mix", "done"]:
             mon.cmd("log none")
@@ -249,7 +295,19 @@ def steer(mon, ctl, out, keep=False):
                 os.unlink(raw)
             if not doc["windows"]:
                 raise MixError(f"{label}/{case}: no window in the log")
-            doc.update(case=case, config=label)
+            # The harness's clock around each window (instructions in
+            # cost mode), in window order: analysis/mix.py checks each
+            # window's total against its own.
+            try:
+                clock = [int(x) for x in words[3:]]
+            except ValueError:
+                raise MixError(f"{label}/{case}: 'mix done' with a clock that is not "
+                               f"a count: {' '.join(words[3:])}")
+            seen = len(doc["windows"]) + len(doc["dropped"])
+            if clock and len(clock) != seen:
+                raise MixError(f"{label}/{case}: {len(clock)} clock readings for "
+                               f"{seen} windows in the log")
+            doc.update(case=case, config=label, clock=clock)
             with open(os.path.join(out, label, case.replace("|", "+") + ".json"), "w") as f:
                 json.dump(doc, f, separators=(",", ":"))
             n += 1

@@ -230,3 +230,19 @@ def test_behaviour():
         change(d)
         bad = checks.behaviour(d)[1]
         assert bad and any(why in x for x in bad), (why, bad)
+
+
+def test_mix_wants_each_window_on_its_own_clock():
+    import mix
+    classes = dict.fromkeys(mix.CLASSES, 0)
+    classes.update(memory=4, other=2)
+    case = {"classes": classes, "total": 6, "windows": [6, 6], "interrupted": False,
+            "waited": False, "diff_pct": 0.0, "kernel": {"call": 0, "ret": 0, "indirect": 0},
+            "ops": {}, "rep": [], "clock": [[6, 6], [6, 6]]}
+    doc = {"tolerance_pct": 1.0, "variants": {"patched": {"ext4": {"x": case}}}}
+    assert checks.mix(doc)[1] == []
+    for clock, why in (([], "no window has its own clock"),
+                       ([[6, 6], [6, 9]], "a window of 6 instructions, its clock 9")):
+        bad = copy.deepcopy(doc)
+        bad["variants"]["patched"]["ext4"]["x"]["clock"] = clock
+        assert any(why in x for x in checks.mix(bad)[1]), why

@@ -114,6 +114,33 @@ def test_a_block_translated_twice_before_it_runs_keeps_both():
     assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 2
 
 
+def test_a_block_rewound_for_io_counts_what_ran():
+    """cpu_io_recompile: the TB logged last ran up to its I/O instruction
+    only; QEMU runs that instruction as a TB of its own (CF_LAST_IO, one
+    instruction), then the rest.  The rewound TB counts its first part."""
+    lines = log(1)
+    i = lines.index(run(SYS + 9))
+    apic = SYS + 0x40
+    lines[i + 1:i + 1] = (
+        tb(apic, [(apic, "90", "nop"), (apic + 1, "89 38", "movl %edi, (%rax)"),
+                  (apic + 3, "c3", "retq")])
+        + [f"cpu_io_recompile: rewound execution of TB to {apic + 1:016x}"]
+        + tb(apic + 1, [(apic + 1, "89 38", "movl %edi, (%rax)")], cflags="ff038201")
+        + tb(apic + 3, [(apic + 3, "c3", "retq")]))
+    doc = tmix.Reader().extract(lines, BEGIN, END, "x")
+    w = doc["windows"][0]
+    assert not w["rewound"]
+    # body 2 + entry 2 + rep 3 + the rewound TB's nop + the I/O insn + ret
+    assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 1 + 1
+
+
+def test_windows_keep_their_place():
+    """Each window knows which of the case's it is (the harness's clock for
+    it is the n-th on its "mix done" line), a dropped one counted too."""
+    doc = tmix.Reader().extract(log(3), BEGIN, END, "x")
+    assert [w["n"] for w in doc["windows"]] == [0, 1, 2]
+
+
 def test_window_never_closed():
     lines = log(1)
     lines = [x for x in lines if x != run(END)]
@@ -176,6 +203,38 @@ def test_mismatched_total_names_the_case(tmp_path):
     v = write_run(tmp_path, 9.0)
     with pytest.raises(mix.MixError, match="patched/ext4/x.*cost mode counts 9.0"):
         mix.variant_mix(v)
+
+
+def with_clock(v, case, null):
+    """The harness's clock around each window: the case's and the empty
+    body's (93 instructions of clock reading and call around each)."""
+    for name, clock in (("x", case), ("null", null)):
+        f = v / "ext4" / f"{name}.json"
+        doc = json.loads(f.read_text())
+        doc["clock"] = clock
+        f.write_text(json.dumps(doc))
+
+
+def test_each_window_equals_its_own_clock_or_names_the_case_and_window(tmp_path):
+    """The case's windows total 6 instructions each once the empty body's
+    is taken off; the harness's clock reads 90 around an empty window."""
+    v = write_run(tmp_path, 6.0)
+    with_clock(v, [96, 96, 96], [90])
+    assert mix.variant_mix(v)["ext4"]["x"]["clock"] == [[6, 6]] * 3
+    with_clock(v, [96, 146, 96], [90])
+    with pytest.raises(mix.MixError, match=r"patched/ext4/x: window 2 totals 6 .*clock around it 56"):
+        mix.variant_mix(v)
+
+
+def test_rdpkru_split_by_the_disassembler_is_one_instruction():
+    insns = [[SYS, "0f", ".byte    0x0f"], [SYS + 1, "01 ee", "addl     %ebp, %esi"],
+             [SYS + 3, "c3", "retq"]]
+    syms = type("S", (), {"name": lambda self, pc, case: "__switch_to"})()
+    out = mix.mend(insns, syms, "x")
+    assert [i[2] for i in out] == ["rdpkru", "retq"] and out[0][1] == "0f 01 ee"
+    assert mix.classify(out[0][2], out[0][1]) == "system"
+    with pytest.raises(mix.MixError, match=r"x: QEMU's disassembler did not decode .*__switch_to"):
+        mix.mend([[SYS, "0f", ".byte    0x0f"], [SYS + 1, "0b", "ud2?"]], syms, "x")
 
 
 def test_unattributed_kernel_code_names_the_case(tmp_path):
