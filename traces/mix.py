@@ -76,6 +76,10 @@ class Reader:
 
     def __init__(self):
         self.known = {}      # (pc, flags, cflags) -> instructions
+        # pc -> translations an earlier log printed and no TB ran in it
+        # (translated just before the log went off): the next log's run
+        # of an unknown TB at that pc is the latest of them.
+        self.carried = {}
 
     def extract(self, lines, begin, end, case="?"):
         """The windows of one case from QEMU's log @lines: each window
@@ -142,6 +146,8 @@ class Reader:
             key = (pc, m.group(2), m.group(3))
             if pending.get(pc):
                 self.known[key] = pending[pc].pop()
+            elif key not in self.known and self.carried.get(pc):
+                self.known[key] = self.carried[pc].pop()
             if cur is not None and cur.pop("cut", False):
                 self.cut(cur, tbs, index, pc)
             if pc == begin:
@@ -172,6 +178,9 @@ class Reader:
                 index[key] = len(tbs)
                 tbs.append({"pc": pc, "cflags": key[2], "insns": self.known[key]})
             cur["tbs"].append(index[key])
+        for pc, blocks in pending.items():
+            if blocks:
+                self.carried.setdefault(pc, []).extend(blocks)
         if cur is not None:
             raise MixError(f"{case}: a window opened at {begin:#x} never reached {end:#x}")
         if dropped and not windows:

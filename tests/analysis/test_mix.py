@@ -134,6 +134,21 @@ def test_a_block_rewound_for_io_counts_what_ran():
     assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 1 + 1
 
 
+def test_a_block_translated_as_a_log_ends_runs_in_the_next():
+    """A TB translated (its in_asm printed) just before the log went off,
+    and first run in the next case's log, is known there."""
+    reader = tmix.Reader()
+    late = SYS + 0x80
+    first = log(1) + tb(late, [(late, "90", "nop"), (late + 1, "c3", "retq")])[:-1]
+    reader.extract(first, BEGIN, END, "a")
+    second = [run(BEGIN)] + [run(BODY), run(SYS), run(SYS + 9), run(SYS + 9), run(SYS + 9),
+                             run(late), run(END)]
+    doc = reader.extract(second, BEGIN, END, "b")
+    assert not doc["dropped"]
+    w = doc["windows"][0]
+    assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 2
+
+
 def test_windows_keep_their_place():
     """Each window knows which of the case's it is (the harness's clock for
     it is the n-th on its "mix done" line), a dropped one counted too."""
