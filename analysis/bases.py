@@ -300,7 +300,7 @@ def cycles_table(r, ks, doc, model, label="ext4"):
                 if not m:
                     row.append("–")
                     continue
-                lo, hi, _ = cycles.weigh(m, core, model, f"{k}/{name}")
+                lo, hi, _ = cycles.weigh(m, core, model, f"{k}/{name}", base=cycles.base_of(k))
                 row.append(f"{fmt(m['total'])}: {fmt(lo)}–{fmt(hi)}")
                 any_ = True
         if any_:
@@ -417,7 +417,12 @@ def section(r, doc=None, model=None, names=None, insn=None):
         core, table = cycles_table(r, ks, doc, model)
         out += ["### The instruction mix: counted and modeled cycles", "",
                 f"One call's instructions (QEMU's log, `make mix`) and {core} cycles modeled "
-                f"from its mix (`analysis/cycle_model.json`, {mix.UNSEEN_SHORT}).", "",
+                f"from its mix (`analysis/cycle_model.json`, {mix.UNSEEN_SHORT}), each kernel "
+                "with what its own base's Debian kernel turns on for that core: " +
+                "; ".join(f"{b}: {cycles.mitigation_words(model, core, b)}"
+                          for b in dict.fromkeys(cycles.base_of(k) for _, k0, k1 in ks
+                                                 for k in (k0, k1))) +
+                " (the model's `mitigations`, with what decides each).", "",
                 table, "", zeroing(doc, ks), ""]
         pairs = [(ks[0][2], k0) for _, k0, _ in ks[1:]]
         for name in FD_PATHS[1:]:

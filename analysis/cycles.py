@@ -14,11 +14,13 @@ or TLB misses, branch mispredictions, memory-level parallelism or
 front-end stalls; every modeled figure says so (UNSEEN).
 
 The mix is of the kernel as QEMU's -cpu max has it patched at boot: no
-speculation mitigation on the path.  A core's "mitigations" are what
-Debian's 6.1 turns on for it by default, per kernel return, per kernel
-indirect call or jump, per system call's entry and exit (on Zen 2 each
-kernel return goes through SRSO's safe-RET thunk and mispredicts by
-design); weigh() adds them from the mix's kernel-only counts.
+speculation mitigation on the path.  A core's "mitigations" are, per
+kernel base ("6.1", "6.12"), what Debian's kernel of that base turns on
+for it by default, per kernel return, per kernel indirect call or jump,
+per system call's entry and exit (on Zen 2 each kernel return goes
+through SRSO's safe-RET thunk and mispredicts by design; on Zen 5, 6.12
+may put a VERW on each return to user for TSA); weigh() adds the base's
+from the mix's kernel-only counts.
 """
 import argparse
 import json
@@ -40,6 +42,7 @@ OP_PARAM = {
     "syscall": "syscall_sysret", "sysretq": None, "sysretl": None,
     "swapgs": "swapgs", "rdtsc": "rdtsc", "rdtscp": "rdtsc", "rdpid": "rdtsc",
     "iretq": "iretq", "mov": "mov_cr", "wrmsr": "msr", "rdmsr": "msr", "verw": "verw", "cpuid": "cpuid",
+    "rdpkru": "rdpkru",
 }
 REP_PARAM = {"stos": "rep_stos", "movs": "rep_movs"}
 # A core's mitigations (the model's "mitigations"), each an event the mix
@@ -47,7 +50,9 @@ REP_PARAM = {"stos": "rep_stos", "movs": "rep_movs"}
 MITIGATION_EVENTS = ("per_ret", "per_indirect", "per_entry", "per_exit")
 PARAMS = ("plain", "call_ret", "indirect", "locked", "lfence", "mfence", "sfence", "stac", "clac",
           "syscall_sysret", "swapgs", "rdtsc", "iretq", "mov_cr", "msr", "verw", "cpuid",
-          "rep_stos", "rep_movs")
+          "rdpkru", "rep_stos", "rep_movs")
+# The kernel bases a core's mitigations are given for (vm/variants.sh bases).
+BASES = ("6.1", "6.12")
 
 
 class ModelError(Exception):
@@ -95,22 +100,46 @@ def validate(model):
             else:
                 _interval(p.get("cycles"), what + ".cycles")
             _sources(p, what, sources)
-        mit = c.get("mitigations")
-        if mit is None:
+        bases = c.get("mitigations")
+        if bases is None:
             continue
-        if not mit.get("kernel") or not mit.get("chosen"):
-            raise ModelError(f"{core}.mitigations: say which kernel (kernel) and what it "
-                             "chooses (chosen)")
-        for ev in MITIGATION_EVENTS:
-            e = mit.get(ev)
-            what = f"{core}.mitigations.{ev}"
-            if not isinstance(e, dict):
-                raise ModelError(f"{what}: missing")
-            _interval(e.get("cycles"), what + ".cycles")
-            if not isinstance(e.get("insns"), int) or e["insns"] < 0 or not e.get("what"):
-                raise ModelError(f"{what}: wants insns (an integer, 0 or more) and what")
-            _sources(e, what, sources)
+        if not isinstance(bases, dict) or sorted(bases) != sorted(BASES):
+            raise ModelError(f"{core}.mitigations: want one entry per kernel base "
+                             f"({', '.join(BASES)}), not {sorted(bases or {})}")
+        for base, mit in bases.items():
+            if not mit.get("kernel") or not mit.get("chosen"):
+                raise ModelError(f"{core}.mitigations.{base}: say which kernel (kernel) and "
+                                 "what it chooses (chosen)")
+            for ev in MITIGATION_EVENTS:
+                e = mit.get(ev)
+                what = f"{core}.mitigations.{base}.{ev}"
+                if not isinstance(e, dict):
+                    raise ModelError(f"{what}: missing")
+                _interval(e.get("cycles"), what + ".cycles")
+                if not isinstance(e.get("insns"), int) or e["insns"] < 0 or not e.get("what"):
+                    raise ModelError(f"{what}: wants insns (an integer, 0 or more) and what")
+                _sources(e, what, sources)
     return model
+
+
+def mitigations_of(model, core, base="6.1"):
+    """The core's mitigations on a kernel base, or None for a core the
+    model gives none."""
+    bases = model["cores"][core].get("mitigations")
+    if bases is None:
+        return None
+    if base not in bases:
+        raise ModelError(f"{core}: no mitigations for kernel base {base}")
+    return bases[base]
+
+
+def base_of(variant):
+    """A variant's kernel base (vm/variants.sh list), for its mitigations."""
+    import statx_results as sr
+    bases = {n: b for n, _, _, b in sr.variant_list()}
+    if variant not in bases:
+        raise ModelError(f"{variant}: not a variant vm/variants.sh lists (no kernel base)")
+    return bases[variant]
 
 
 def _sources(p, what, sources):
@@ -123,10 +152,10 @@ def _sources(p, what, sources):
                              "or says not where in it")
 
 
-def mitigation_words(model, core):
-    """What the core's mitigations add, in a phrase: "none on this path",
-    or each event's cycles."""
-    mit = model["cores"][core].get("mitigations")
+def mitigation_words(model, core, base="6.1"):
+    """What the core's mitigations on @base add, in a phrase: "none on
+    this path", or each event's cycles."""
+    mit = mitigations_of(model, core, base)
     names = {"per_ret": "each kernel return", "per_indirect": "each kernel indirect branch",
              "per_entry": "each system call's entry", "per_exit": "each return to user space"}
     words = [f"{names[ev]} {mit[ev]['cycles'][0]:.0f}–{mit[ev]['cycles'][1]:.0f}"
@@ -147,12 +176,12 @@ def mitigation_counts(mix, case="?"):
     return {"per_ret": k["ret"], "per_indirect": k["indirect"], "per_entry": sc, "per_exit": sc}
 
 
-def weigh(mix, core, model, case="?", mitigations=True):
+def weigh(mix, core, model, case="?", mitigations=True, base="6.1"):
     """Modeled cycles of one case's mix (analysis/mix.py's) on @core:
     (low, high, parts), parts by parameter, and with @mitigations the
-    core's (part "mitigations"; a core with none adds nothing).  Every
-    instruction of the mix is weighed once, or this raises naming the
-    case."""
+    core's on kernel @base (part "mitigations"; a core with none adds
+    nothing).  Every instruction of the mix is weighed once, or this
+    raises naming the case."""
     params = model["cores"][core]["params"]
     parts = {}
 
@@ -175,14 +204,14 @@ def weigh(mix, core, model, case="?", mitigations=True):
         weighed += cls[k]
     special = 0
     for op, count in mix["ops"].items():
-        base = op.split()[0]
-        if base in ("jmpq", "callq", "jmp", "call") or op.startswith("lock ") or "(ds:" in op \
-                or base.startswith("xchg"):
+        word = op.split()[0]
+        if word in ("jmpq", "callq", "jmp", "call") or op.startswith("lock ") or "(ds:" in op \
+                or word.startswith("xchg"):
             continue                      # indirect and locked: weighed above
-        if base not in OP_PARAM:
+        if word not in OP_PARAM:
             raise ModelError(f"{case}: no parameter weighs {op!r} ({count} in the mix)")
         special += count
-        name = OP_PARAM[base]
+        name = OP_PARAM[word]
         if name is None:                  # sysret: inside syscall_sysret
             continue
         c = params[name]["cycles"]
@@ -206,7 +235,7 @@ def weigh(mix, core, model, case="?", mitigations=True):
     weighed += execs
     if weighed != mix["total"]:
         raise ModelError(f"{case}: {weighed} instructions weighed of {mix['total']}")
-    mit = model["cores"][core].get("mitigations") if mitigations else None
+    mit = mitigations_of(model, core, base) if mitigations else None
     if mit and any(mit[ev]["cycles"][1] > 0 for ev in MITIGATION_EVENTS):
         for ev, n in mitigation_counts(mix, case).items():
             c = mit[ev]["cycles"]

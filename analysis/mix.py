@@ -454,7 +454,7 @@ def mitigation_finding(r, doc=None, model=None, core="zen2"):
     doc = doc if doc is not None else load_mix()
     model = model or cycles.load()
     base, series = r.roles.base, r.roles.series
-    mit = model["cores"].get(core, {}).get("mitigations")
+    mit = cycles.mitigations_of(model, core) if core in model["cores"] else None
     if doc is None or base is None or series is None or not mit:
         return ""
     parts = []
@@ -609,7 +609,7 @@ def hosts_section(model, hostcal_dir=HOSTCAL_DIR):
                                     if slow else "") if t) + ".", ""]
         shapes = cycles.mitigation_shapes(h)
         if shapes:
-            z2 = model["cores"].get("zen2", {}).get("mitigations")
+            z2 = cycles.mitigations_of(model, "zen2") if "zen2" in model["cores"] else None
             words = {"per_ret": "return", "per_indirect": "indirect call"}
             parts = [f"`{name}` {c:,.1f} cycles per {words[ev]}" +
                      (f" (the model's Zen 2 figure for the same event, from Zen 2's own "

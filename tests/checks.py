@@ -337,8 +337,8 @@ def mix(doc, model=None):
                         bad.append(f"{where}: a window of {t} instructions, its clock {c}")
                 for core in model["cores"]:
                     try:
-                        # The model's mitigations are 6.1's (cycle_model.json).
-                        cycles.weigh(m, core, model, where, mitigations=not v.endswith("-6.12"))
+                        # Each kernel with its own base's mitigations.
+                        cycles.weigh(m, core, model, where, base=cycles.base_of(v))
                     except cycles.ModelError as e:
                         bad.append(str(e))
     if not n:

@@ -341,11 +341,18 @@ def test_mitigations_add_per_event_and_need_kernel_counts():
          "rep": [], "kernel": {"call": 4, "ret": 4, "indirect": 1}}
     m["classes"].update(call=4, ret=4, indirect=1, system=1, other=2)
     lo, hi, parts = cycles.weigh(m, "zen2", model, "x")
-    z2 = model["cores"]["zen2"]["mitigations"]
+    z2 = model["cores"]["zen2"]["mitigations"]["6.1"]
     want = [4 * z2["per_ret"]["cycles"][i] + z2["per_indirect"]["cycles"][i]
             + z2["per_entry"]["cycles"][i] + z2["per_exit"]["cycles"][i] for i in (0, 1)]
     assert parts["mitigations"] == [round(w, 1) for w in want]
     assert "mitigations" not in cycles.weigh(m, "zen5", model, "x")[2]
+    # 6.12 on Zen 5: TSA's VERW on each return to user, where the part asks for it.
+    z5 = model["cores"]["zen5"]["mitigations"]["6.12"]["per_exit"]["cycles"]
+    assert cycles.weigh(m, "zen5", model, "x", base="6.12")[2]["mitigations"] == z5
+    assert cycles.weigh(m, "zen2", model, "x", base="6.12")[2]["mitigations"] == \
+        parts["mitigations"]
+    with pytest.raises(cycles.ModelError, match="zen2: no mitigations for kernel base 5.10"):
+        cycles.weigh(m, "zen2", model, "x", base="5.10")
     lo0, hi0, _ = cycles.weigh(m, "zen2", model, "x", mitigations=False)
     assert lo0 < lo and hi0 < hi
     old = {k: v for k, v in m.items() if k != "kernel"}
@@ -356,13 +363,23 @@ def test_mitigations_add_per_event_and_need_kernel_counts():
 
 def test_mitigations_want_a_source_and_a_count():
     model = copy.deepcopy(cycles.load())
-    model["cores"]["zen2"]["mitigations"]["per_ret"]["sources"] = []
-    with pytest.raises(cycles.ModelError, match="zen2.mitigations.per_ret: no source"):
+    model["cores"]["zen2"]["mitigations"]["6.12"]["per_ret"]["sources"] = []
+    with pytest.raises(cycles.ModelError, match="zen2.mitigations.6.12.per_ret: no source"):
         cycles.validate(model)
     model = copy.deepcopy(cycles.load())
-    del model["cores"]["zen2"]["mitigations"]["per_entry"]["insns"]
-    with pytest.raises(cycles.ModelError, match="zen2.mitigations.per_entry: wants insns"):
+    del model["cores"]["zen2"]["mitigations"]["6.1"]["per_entry"]["insns"]
+    with pytest.raises(cycles.ModelError, match="zen2.mitigations.6.1.per_entry: wants insns"):
         cycles.validate(model)
+    model = copy.deepcopy(cycles.load())
+    del model["cores"]["zen5"]["mitigations"]["6.12"]
+    with pytest.raises(cycles.ModelError, match=r"zen5.mitigations: want one entry per kernel"):
+        cycles.validate(model)
+
+
+def test_a_kernel_weighs_with_its_own_base():
+    assert cycles.base_of("patched") == "6.1" and cycles.base_of("patched-6.12") == "6.12"
+    with pytest.raises(cycles.ModelError, match="nosuch: not a variant"):
+        cycles.base_of("nosuch")
 
 
 def test_host_shapes_and_fitted_parameters(tmp_path):
