@@ -183,7 +183,47 @@ def ratio_text(r, ks, label="ext4"):
     return (f"Each path's cost over raw fstat()'s, our 6.1 series ({ks[0][2]}) against "
             f"upstream's design ({', '.join(k0 for _, k0, _ in ks[1:])}): " + "; ".join(parts) +
             ".  " + (f"Beyond {RATIO_SLACK:.0%}: " + ", ".join(over) + "." if over else
-                     f"Each within {RATIO_SLACK:.0%} of upstream's."))
+                     f"Each within {RATIO_SLACK:.0%} of upstream's.") +
+            dispatch_text(r, ks, label))
+
+
+# The system call each descriptor path makes (x86-64 numbers), and raw fstat's.
+PATH_NR = {"glibc.fstat": 262, "fstatat.empty": 262, "statx.fd.empty": 332,
+           "statx.fd.null": 332}
+FSTAT_NR = 5
+
+
+def dispatch_text(r, ks, label="ext4"):
+    """The same ratios with each kernel's own dispatch to its handler
+    taken out (bench/dispatch.py, counted in that kernel): what the
+    number alone costs is not fs/stat.c's."""
+    d = r.doc.get("dispatch") or {}
+    parts = []
+    for _, k0, _ in ks[1:]:
+        ka = ks[0][2]
+        if ka not in d or k0 not in d:
+            continue
+        cost = {k: {n: d[k]["per_nr"][str(n)]["instructions"]
+                    for n in (FSTAT_NR, 262, 332)} for k in (ka, k0)}
+        qs = []
+        for name in FD_PATHS:
+            q = []
+            for k in (ka, k0):
+                a, b = r.case(k, label, "fstat"), r.case(k, label, name)
+                if a is None or b is None or b["ret"] < 0 or not a["median"]:
+                    break
+                c = cost[k]
+                q.append((b["median"] - (c[PATH_NR[name]] - c[FSTAT_NR])) / a["median"])
+            if len(q) == 2:
+                qs.append(f"`{name}` {q[0]:.3f} against {q[1]:.3f}")
+        if qs:
+            parts.append(
+                f"  With each kernel's own dispatch to the handler taken out (bench/dispatch.py "
+                f"in that kernel: newfstat, newfstatat and statx take "
+                f"{', '.join(str(cost[ka][n]) for n in (FSTAT_NR, 262, 332))} instructions on "
+                f"{ka}, {', '.join(str(cost[k0][n]) for n in (FSTAT_NR, 262, 332))} on {k0}): "
+                + "; ".join(qs) + ".")
+    return "".join(parts)
 
 
 def gate_text(r, ks):

@@ -649,15 +649,19 @@ def section(r, doc=None, model=None, hostcal_dir=HOSTCAL_DIR):
     variants = [v for v in r.roles.measured if v in doc["variants"]]
     out = []
     # Agreement with cost mode.
-    local, rpc, inside, clocked = [], [], 0, []
+    local, rpc, inside, ranged, clocked, outside = [], [], 0, 0, [], []
     for v, configs in doc["variants"].items():
         for label, cases in configs.items():
             for name, m in cases.items():
                 (rpc if m["interrupted"] or m["waited"] else local).append(abs(m["diff_pct"]))
                 lo_hi = m.get("cost_range")
-                if (m["interrupted"] or m["waited"]) and lo_hi and \
-                        lo_hi[0] <= m["total"] <= lo_hi[1]:
-                    inside += 1
+                if (m["interrupted"] or m["waited"]) and lo_hi:
+                    ranged += 1
+                    if lo_hi[0] <= m["total"] <= lo_hi[1]:
+                        inside += 1
+                    else:
+                        near = lo_hi[0] if m["total"] < lo_hi[0] else lo_hi[1]
+                        outside.append((abs(m["total"] - near) / near, f"{v} {label} {name}"))
                 clocked += [(abs(t - c), abs(t - c) / c if c else 0.0, t,
                              (c - t) / t if t else 0.0)
                             for t, c in m.get("clock") or []]
@@ -672,19 +676,22 @@ def section(r, doc=None, model=None, hostcal_dir=HOSTCAL_DIR):
                "disassembler prints as two lines, counts once.  `analysis/mix.py` classes "
                "them and checks each window against the harness's clock read around that "
                "same window (cost mode's count of that one call)" + (
-                   f": {len(clocked)} windows, the largest difference "
-                   f"{max(x[0] for x in clocked)} instructions "
-                   f"({100 * max(x[1] for x in clocked):.4f}%)" + tsc_clause(doc, clocked)
-                   if clocked else " (not in this file: a run before the clock was read)") +
+                   f": {fmt(len(clocked))} windows, each within "
+                   f"{max(x[0] for x in clocked)} instructions and "
+                   f"{100 * max(x[1] for x in clocked):.3f}% of its own" + tsc_clause(doc, clocked)
+                   if clocked else "; not in this file, a run from before the harness read it") +
                f".  Against cost mode's median of batches of the same boot: local calls, "
                f"{len(local)} case × configuration × kernel pairs, the largest difference "
                f"{max(local):.2f}%.  " + (
                    f"Calls that make an RPC (nfs3.actimeo0, every window interrupted): "
-                   f"{len(rpc)} pairs, within {max(rpc):.2f}% of that median, and {inside} of "
-                   f"{len(rpc)} inside the range of the batches' own samples: one NFS call "
-                   "is not every other one (the connection's and the server's state move "
-                   "its count by a few percent, as between boots), and the window is exact "
-                   "for the call it holds." if rpc else ""))
+                   f"{len(rpc)} pairs, within {max(rpc):.2f}% of that median" +
+                   (f", {inside} of {ranged} inside the range of the batches' own samples"
+                    if ranged else "") +
+                   (f" (the farthest outside it, `{max(outside)[1]}`, "
+                    f"{100 * max(outside)[0]:.1f}% beyond its nearer end)" if outside else "") +
+                   ": one NFS call is not every other one (the connection's and the "
+                   "server's state move its count by a few percent, as between boots), and "
+                   "the window is exact for the call it holds." if rpc else ""))
     out.append("")
     # Mix by class on ext4.
     rows = []

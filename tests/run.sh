@@ -147,7 +147,7 @@ bench() {
 		tests/bench-timemode.sh
 	check "bench: the host calibration runs (user space, on the host) and writes every sequence" \
 		tests/hostcal.sh
-	check "bench: each call's instruction mix (QEMU's exec log) equals cost mode's count in the same boot, and the model weighs it" \
+	check "bench: each call's instruction mix (QEMU's exec log) equals the clock around that call and cost mode's count in the same boot, and the model weighs it" \
 		tests/mix.sh "$LOG/mix"
 	check "bench: QUICK run in the guest (stock and patched)" tests/bench-quick.sh "$LOG/quick"
 	check "bench: quick scaling study in the guest (depth, directory size, ls -l, fio), merged and drawn" \
