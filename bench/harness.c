@@ -72,8 +72,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <gnu/libc-version.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>

@@ -190,10 +190,10 @@ class Reader:
 
     @staticmethod
     def cut(cur, tbs, index, pc):
-        """The window's last TB, rewound for I/O, ran up to @pc (the new
-        TB's first instruction) only: count that part, as a TB of its own.
-        If @pc is not in it (an interrupt taken first), it stays whole
-        and the window stays marked rewound."""
+        """The window's last TB ran up to @pc only (rewound for I/O: the
+        new TB's first instruction; or faulted there): count that part,
+        as a TB of its own.  If @pc is not in it (an interrupt taken
+        first), it stays whole and a rewound window stays marked so."""
         last = tbs[cur["tbs"][-1]]
         at = [i for i, insn in enumerate(last["insns"]) if insn[0] == pc]
         if not at:
