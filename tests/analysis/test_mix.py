@@ -134,6 +134,31 @@ def test_a_block_rewound_for_io_counts_what_ran():
     assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 1 + 1
 
 
+def test_a_block_that_faults_counts_up_to_the_fault():
+    """-d int: a page fault at a TB's second instruction (a user copy of a
+    NULL name) leaves one instruction run; the handler and the fixup it
+    returns to follow.  An interrupt (vector 0xec) is taken between TBs
+    and cuts nothing."""
+    lines = log(1)
+    i = lines.index(run(SYS + 9))
+    copy_ = SYS + 0x60
+    fault = (f"     3: v=0e e=0000 i=0 cpl=0 IP=0010:{copy_ + 3:016x} pc={copy_ + 3:016x} "
+             "SP=0018:ffffc90000abfe00 CR2=0000000000000000")
+    timer = (f"     4: v=ec e=0000 i=0 cpl=0 IP=0010:{copy_ + 0x40:016x} pc={copy_ + 0x40:016x} "
+             "SP=0018:ffffc90000abfe00 env->regs[R_EAX]=0000000000000000")
+    lines[i + 1:i + 1] = (
+        tb(copy_, [(copy_, "31 c0", "xorl %eax, %eax"), (copy_ + 3, "8a 06", "movb (%rsi), %al"),
+                   (copy_ + 5, "c3", "retq")])
+        + [fault, "RAX=0000000000000000 RBX=0000000000000000"]
+        + tb(SYS + 0x200, [(SYS + 0x200, "90", "nop")])
+        + tb(copy_ + 0x40, [(copy_ + 0x40, "c3", "retq")])
+        + [timer] + tb(SYS + 0x300, [(SYS + 0x300, "90", "nop")]))
+    doc = tmix.Reader().extract(lines, BEGIN, END, "x")
+    w = doc["windows"][0]
+    # body 2 + entry 2 + rep 3 + the faulting TB's first + handler + fixup + the interrupt's
+    assert sum(len(doc["tbs"][j]["insns"]) for j in w["tbs"]) == 2 + 2 + 3 + 1 + 1 + 1 + 1
+
+
 def test_a_block_translated_as_a_log_ends_runs_in_the_next():
     """A TB translated (its in_asm printed) just before the log went off,
     and first run in the next case's log, is known there."""
