@@ -17,6 +17,7 @@ import cycles  # noqa: E402
 import insn_diff  # noqa: E402
 import mix  # noqa: E402
 import name_mix  # noqa: E402
+import series  # noqa: E402
 import statx_results as sr  # noqa: E402
 from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
 
@@ -187,10 +188,9 @@ def ratio_text(r, ks, label="ext4"):
             dispatch_text(r, ks, label))
 
 
-# The system call each descriptor path makes (x86-64 numbers), and raw fstat's.
-PATH_NR = {"glibc.fstat": 262, "fstatat.empty": 262, "statx.fd.empty": 332,
-           "statx.fd.null": 332}
-FSTAT_NR = 5
+# The system call each descriptor path makes (series.NR: x86-64 numbers).
+PATH_CALL = {"glibc.fstat": "newfstatat", "fstatat.empty": "newfstatat",
+             "statx.fd.empty": "statx", "statx.fd.null": "statx"}
 
 
 def dispatch_text(r, ks, label="ext4"):
@@ -203,8 +203,8 @@ def dispatch_text(r, ks, label="ext4"):
         ka = ks[0][2]
         if ka not in d or k0 not in d:
             continue
-        cost = {k: {n: d[k]["per_nr"][str(n)]["instructions"]
-                    for n in (FSTAT_NR, 262, 332)} for k in (ka, k0)}
+        cost = {k: {call: d[k]["per_nr"][str(nr)]["instructions"]
+                    for call, nr in series.NR.items()} for k in (ka, k0)}
         qs = []
         for name in FD_PATHS:
             q = []
@@ -213,15 +213,15 @@ def dispatch_text(r, ks, label="ext4"):
                 if a is None or b is None or b["ret"] < 0 or not a["median"]:
                     break
                 c = cost[k]
-                q.append((b["median"] - (c[PATH_NR[name]] - c[FSTAT_NR])) / a["median"])
+                q.append((b["median"] - (c[PATH_CALL[name]] - c["newfstat"])) / a["median"])
             if len(q) == 2:
                 qs.append(f"`{name}` {q[0]:.3f} against {q[1]:.3f}")
         if qs:
             parts.append(
                 f"  With each kernel's own dispatch to the handler taken out (bench/dispatch.py "
                 f"in that kernel: newfstat, newfstatat and statx take "
-                f"{', '.join(str(cost[ka][n]) for n in (FSTAT_NR, 262, 332))} instructions on "
-                f"{ka}, {', '.join(str(cost[k0][n]) for n in (FSTAT_NR, 262, 332))} on {k0}): "
+                f"{', '.join(str(cost[ka][c]) for c in series.NR)} instructions on "
+                f"{ka}, {', '.join(str(cost[k0][c]) for c in series.NR)} on {k0}): "
                 + "; ".join(qs) + ".")
     return "".join(parts)
 
