@@ -622,17 +622,21 @@ def hosts_section(model, hostcal_dir=HOSTCAL_DIR):
     return out
 
 
+# A call long enough that the clock's rate shows over its rounding.
+LONG_CALL = 100000
+
+
 def tsc_clause(doc, clocked):
     """Why the clock reads a little more than the count on a long call:
     the TSC rate the guest calibrated against QEMU's 1 GHz of
-    instructions, and the excess the windows of 100,000 instructions and
-    more show (their median, in ppm of the call)."""
+    instructions, and the excess the windows of LONG_CALL instructions
+    and more show (their median, in ppm of the call)."""
     rates = sorted(set((doc.get("tsc_mhz") or {}).values()))
-    long_ = sorted(1e6 * x[3] for x in clocked if x[2] >= 100000)
+    long_ = sorted(1e6 * x[3] for x in clocked if x[2] >= LONG_CALL)
     if not rates or not long_:
         return ""
     excess = long_[(len(long_) - 1) // 2]
-    return (f"; on calls of 100,000 instructions and more the clock reads "
+    return (f"; on calls of {fmt(LONG_CALL)} instructions and more the clock reads "
             f"{excess:.1f} ppm more (the median), as the guest's TSC calibration predicts: "
             f"{' and '.join(f'{x:.3f}' for x in rates)} MHz against QEMU's 1 GHz of "
             f"instructions, {', '.join(f'{1e6 * (1000 / x - 1):.1f}' for x in rates)} ppm")
