@@ -208,8 +208,11 @@ def test_hangwatch_passes_tap_through_and_prints_the_stacks_of_a_timeout(hangwat
     fake = tmp_path / "fake.sh"
     fake.write_text(
         "echo 'TAP version 13'\n"
+        # the child is running before the test's start is printed, so the
+        # snapshot finds it however late the host starts it
+        "sleep 2 &\n"
         "echo '#  RUN           conf.x.slow ...'\n"
-        "sleep 2\n"
+        "wait\n"
         "echo '# slow: Test terminated by timeout'\n"
         "echo 'not ok 1 conf.x.slow'\n"
         "echo '#  RUN           conf.x.fast ...'\n"
