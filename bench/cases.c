@@ -427,16 +427,16 @@ const struct bench_case bench_cases[] = {
 	NOFILE("calib.loop_2000", "dec/jnz x1000", "calibration", body_plain_loop, 1, "calib"),
 
 	STAT("stat", "newfstatat(path)", T_PATH, 0, 1,
-	     "main mask sync anchor namelen p1 p5"),
+	     "main mask sync anchor namelen p1 p4 p5"),
 	STAT("lstat", "newfstatat(symlink, NOFOLLOW)", T_SYMLINK, NOFOLLOW, 0, "main"),
 	STAT("stat.symlink", "newfstatat(symlink)", T_SYMLINK, 0, 0, ""),
 	ROW("fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 0,
 	    "main mask sync fd namelen p1 p2 p3 p4 p5"),
 	STAT("fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", T_FD, EMPTY, 1,
-	     "main mask fd namelen p3"),
-	STAT("fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", T_FD_NULL, EMPTY, 0, "main fd p4"),
+	     "main mask fd namelen p2 p5"),
+	STAT("fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", T_FD_NULL, EMPTY, 0, "main fd p2"),
 
-	STATX("statx.BASIC_STATS", 0, BASIC, 1, "main mask sync anchor namelen p1 p5"),
+	STATX("statx.BASIC_STATS", 0, BASIC, 1, "main mask sync anchor namelen p1 p4 p5"),
 	STATX("statx.ALL", 0, 0xfff, 0, "main"),
 	STATX("statx.TYPE", 0, STATX_TYPE, 1, "main mask sync"),
 	STATX("statx.MODE", 0, STATX_MODE, 0, "main"),
@@ -454,28 +454,28 @@ const struct bench_case bench_cases[] = {
 	ROW("statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw", body_statx, T_SYMLINK,
 	    NOFOLLOW, BASIC, 0, 0, "main"),
 	ROW("statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx, T_FD, EMPTY,
-	    BASIC, 1, 0, "main fd p2 p3 p4"),
+	    BASIC, 1, 0, "main fd p1 p2 p3"),
 	ROW("statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx, T_FD_NULL, EMPTY,
-	    BASIC, 1, 0, "main mask sync fd p2 p4"),
+	    BASIC, 1, 0, "main mask sync fd p1 p3"),
 	ROW("statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw", body_statx,
 	    T_OPATH, EMPTY, BASIC, 0, 0, "main fd"),
 
 	/*
-	 * Name lengths (the NUL not counted): patch 5 keeps names of up to
+	 * Name lengths (the NUL not counted): patch 4 keeps names of up to
 	 * 159 bytes in struct filename's own 192-byte object; 160 and more
 	 * go to a PATH_MAX buffer; 4095 is the longest name there is and
 	 * 4096 fails with ENAMETOOLONG.  "stat" itself is a 13-byte name;
 	 * 64, 161 and 255 bytes fill in the curve either side of the edge.
 	 */
 	ROW("open", "openat(path)+close", "raw", body_open_close, T_PATH, 0, 0, 0, 0,
-	    "namelen p5"),
+	    "namelen p4"),
 	LONGNAME("stat.name64", "newfstatat(path)", body_newfstatat, 0, 64, ""),
-	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " p5"),
-	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " p5"),
+	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " p4"),
+	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " p4"),
 	LONGNAME("stat.name161", "newfstatat(path)", body_newfstatat, 0, 161, ""),
 	LONGNAME("stat.name255", "newfstatat(path)", body_newfstatat, 0, 255, ""),
-	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " p5"),
-	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " p5"),
+	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " p4"),
+	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " p4"),
 	LONGNAME("stat.name4096", "newfstatat(path)", body_newfstatat, 0, 4096, ""),
 	LONGNAME("statx.name159", "statx(path)", body_statx, BASIC, 159, ""),
 	LONGNAME("statx.name160", "statx(path)", body_statx, BASIC, 160, ""),
@@ -513,7 +513,7 @@ const struct bench_case bench_cases[] = {
 	ROW("glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH, 0, 0, 1, 0, "main"),
 	ROW("glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK, 0, 0, 0, 0, "main"),
 	ROW("glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD, 0, 0, 1, 0,
-	    "main fd p3"),
+	    "main fd p2"),
 
 	DEPTH("stat", "newfstatat(path)", body_newfstatat, 0),
 	DEPTH("statx.BASIC_STATS", "statx(path)", body_statx, BASIC),
