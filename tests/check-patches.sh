@@ -96,7 +96,7 @@ for p in "${series[@]}"; do
 	*) echo "FAIL: checkpatch --strict on $p: $out"; rc=1 ;;
 	esac
 	grep -q '^Signed-off-by: ' "$PDIR/$p" || { echo "FAIL: $p has no Signed-off-by"; rc=1; }
-	if grep -q '@@COST_' "$PDIR/$p"; then
+	if grep -qE '@@[A-Z0-9_]+@@' "$PDIR/$p"; then
 		echo "FAIL: $p still has a placeholder for its measured numbers"
 		rc=1
 	fi
