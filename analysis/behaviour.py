@@ -6,12 +6,15 @@ usage: behaviour.py RUNDIR... -o FILE   summarise guest runs, one per kernel
        behaviour.py FILE                print its REPORT.md section
 
 RUNDIR is one kernel's guest run: env (kernel=RELEASE), audit.calls and
-audit.log (each call's pid, the kernel log's audit records), and
+audit.log (each call's pid, the kernel log's audit records),
 nfs.MOUNT.calls (each call before and after the file was replaced on the
-server).  FILE (analysis/reference/behaviour.json) holds, per kernel, the
-records each call made (SYSCALL, CWD, PATH) and, per NFS mount, each call's
-result after the replacement: its error or whether it saw the old inode or
-the new one.
+server) and nfs.cwd.MOUNT.calls (the AT_FDCWD calls before and after the
+server replaced the working directory, each with its GETATTR and LOOKUP
+calls).  FILE (analysis/reference/behaviour.json) holds, per kernel, the
+records each call made (SYSCALL, CWD, PATH), per NFS mount each call's
+result after the replacement (its error, or whether it saw the old inode
+or the new one), and per mount each working-directory call's result and
+NFS calls.
 """
 import argparse
 import json
@@ -24,18 +27,24 @@ import statx_results as sr  # noqa: E402
 from md import md_table  # noqa: E402
 
 BEHAVIOUR_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "behaviour.json"
-CALL = re.compile(r"phase=(\w+) pid=(\d+) call=(\w+) ret=(-?\d+) errno=(\w+) ino=(\d+) size=(\d+)")
+CALL = re.compile(r"phase=(\w+) pid=(\d+) call=(\w+) ret=(-?\d+) errno=(\w+) ino=(\d+) size=(\d+)"
+                  r"(?: getattr=(\d+) lookup=(\d+))?")
 RECORD = re.compile(r"audit: type=(\d+) audit\([\d.]+:(\d+)\): (.*)")
 TYPES = {"1300": "SYSCALL", "1307": "CWD", "1302": "PATH"}
 # The calls as the report names them.
 LABEL = {"fstat": "fstat(fd)", "fstatat_empty": 'newfstatat(fd, "", EMPTY_PATH)',
          "fstatat_null": "newfstatat(fd, NULL, EMPTY_PATH)",
          "statx_empty": 'statx(fd, "", EMPTY_PATH)', "statx_null": "statx(fd, NULL, EMPTY_PATH)",
-         "stat_path": "stat(path)", "statx_path": "statx(path)"}
+         "stat_path": "stat(path)", "statx_path": "statx(path)",
+         "cwd_fstatat_empty": 'newfstatat(AT_FDCWD, "", EMPTY_PATH)',
+         "cwd_fstatat_null": "newfstatat(AT_FDCWD, NULL, EMPTY_PATH)",
+         "cwd_statx_empty": 'statx(AT_FDCWD, "", EMPTY_PATH)',
+         "cwd_statx_null": "statx(AT_FDCWD, NULL, EMPTY_PATH)"}
 
 
 def calls(text):
-    return [dict(zip(("phase", "pid", "call", "ret", "errno", "ino", "size"), m.groups()))
+    return [dict(zip(("phase", "pid", "call", "ret", "errno", "ino", "size", "getattr",
+                      "lookup"), m.groups()))
             for m in CALL.finditer(text)]
 
 
@@ -67,6 +76,8 @@ def nfs(rundir):
     file's inode}: what each call returned after the replacement."""
     out = {}
     for p in sorted(rundir.glob("nfs.*.calls")):
+        if p.name.startswith("nfs.cwd."):
+            continue
         mount = p.name[len("nfs."):-len(".calls")]
         text = p.read_text()
         rows = {}
@@ -82,13 +93,33 @@ def nfs(rundir):
     return out
 
 
+def cwd(rundir):
+    """{mount: {call: {"before": .., "after": ..}}}: each working-directory
+    call before and after the server replaced the directory, its result and
+    the GETATTR and LOOKUP calls it made."""
+    out = {}
+    for p in sorted(rundir.glob("nfs.cwd.*.calls")):
+        mount = p.name[len("nfs.cwd."):-len(".calls")]
+        rows = {}
+        for c in calls(p.read_text()):
+            if c["getattr"] is None:
+                raise SystemExit(f"{p}: a call without its NFS counts (fastpath_probe -m)")
+            rows.setdefault(c["call"], {})[c["phase"]] = {
+                "ret": int(c["ret"]), "errno": c["errno"], "ino": int(c["ino"]),
+                "getattr": int(c["getattr"]), "lookup": int(c["lookup"])}
+        if not rows:
+            raise SystemExit(f"{p}: no calls: did the run finish?")
+        out[mount] = rows
+    return out
+
+
 def summarise(rundirs):
     out = {}
     for d in map(pathlib.Path, rundirs):
         env = dict(line.split("=", 1) for line in (d / "env").read_text().splitlines()
                    if "=" in line)
         variant = env["kernel"].rsplit("-", 1)[-1]
-        out[variant] = {"kernel": env["kernel"], "audit": audit(d), "nfs": nfs(d)}
+        out[variant] = {"kernel": env["kernel"], "audit": audit(d), "nfs": nfs(d), "cwd": cwd(d)}
     return out
 
 
@@ -159,7 +190,32 @@ def section(path=BEHAVIOUR_FILE):
     names = {m: ("actimeo=0" if "actimeo0" in m else "cache") for m in mounts}
     out += [md_table(["call after the replacement"] + [f"{k}, {names[m]}" for k, m in cols],
                      rows), ""]
+    if all(doc[k].get("cwd") for k in pair):
+        out += cwd_table(doc, pair, names)
     return "\n".join(out).rstrip() + "\n"
+
+
+def cwd_table(doc, pair, names):
+    """The working directory replaced on the server: each AT_FDCWD call's
+    answer and the GETATTR and LOOKUP calls it made, per kernel and mount."""
+    mounts = [m for m in doc[pair[0]]["cwd"] if m in names]
+    cols = [(k, m) for m in mounts for k in pair]
+    rows = []
+    for c in doc[pair[0]]["cwd"][mounts[0]]:
+        row = [LABEL.get(c, c)]
+        for k, mount in cols:
+            r = doc[k]["cwd"].get(mount, {}).get(c, {}).get("after")
+            row.append("–" if not r else
+                       f"{'ok' if r['ret'] >= 0 else r['errno']}, {r['getattr']} GETATTR, "
+                       f"{r['lookup']} LOOKUP")
+        rows.append(row)
+    return ["**NFS v3, the working directory replaced.**  The client's working directory, "
+            "an empty directory the server renamed another over (so the client's file "
+            "handle is stale), then each call on it; its answer and the NFS calls it made.  "
+            "`fstat()` of a descriptor of the directory is the reference for a call that "
+            "skips the lookup:", "",
+            md_table(["call after the replacement"] + [f"{k}, {names[m]}" for k, m in cols],
+                     rows), ""]
 
 
 def brief(path=BEHAVIOUR_FILE):

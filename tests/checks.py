@@ -393,7 +393,53 @@ def behaviour(doc):
         if x["ret"] < 0 or x["ino"] != m["server"]["ino"]:
             bad.append(f"{k} nfs3.actimeo0: stat(path) after the replacement {x}, "
                        f"the server's file {m['server']}")
+    bad += behaviour_cwd(doc, base, series)
     return out, bad
+
+
+# The working directory's calls, and the call stock answers each the same
+# way: "" as itself; NULL, which stock refuses (EFAULT), as "".
+CWD_SAME_AS = {"cwd_fstatat_empty": "cwd_fstatat_empty", "cwd_fstatat_null": "cwd_fstatat_empty",
+               "cwd_statx_empty": "cwd_statx_empty", "cwd_statx_null": "cwd_statx_empty"}
+
+
+def behaviour_cwd(doc, base, series):
+    """A call with AT_FDCWD and an empty name takes the lookup on the series
+    as on stock (upstream v6.13's choice): the same audit records, and on
+    NFS, with the working directory replaced on the server, the same answer
+    and the same GETATTR and LOOKUP calls.  NULL there, which stock refuses
+    with EFAULT, behaves as "" does on stock."""
+    bad = []
+    a0, a1 = doc[base]["audit"], doc[series]["audit"]
+    for c, ref in CWD_SAME_AS.items():
+        if c not in a1 or ref not in a0:
+            bad.append(f"no audit run of {c} on {series} or of {ref} on {base}")
+            continue
+        if c != ref and a0.get(c, {}).get("errno") != "EFAULT":
+            bad.append(f"{base}: {c} did not fail with EFAULT: {a0.get(c)}")
+        x, want = a1[c], a0[ref]
+        if (x["ret"], x["records"]) != (want["ret"], want["records"]):
+            bad.append(f"{series}: {c} returned {x['ret']} with records {x['records']}; "
+                       f"{base}'s {ref}: {want['ret']} with {want['records']}")
+    for k in (base, series):
+        if not doc[k].get("cwd"):
+            bad.append(f"{k}: no run with the working directory replaced on the server")
+    if bad:
+        return bad
+    for mount, rows in doc[series]["cwd"].items():
+        ref_rows = doc[base]["cwd"].get(mount)
+        if not ref_rows:
+            bad.append(f"{base}: no working-directory run on {mount}")
+            continue
+        for c, ref in CWD_SAME_AS.items():
+            for phase in ("before", "after"):
+                x = rows.get(c, {}).get(phase)
+                want = ref_rows.get(ref, {}).get(phase)
+                keys = ("ret", "errno", "getattr", "lookup")
+                if not x or not want or [x[k] for k in keys] != [want[k] for k in keys]:
+                    bad.append(f"{series} {mount} {phase} the replacement: {c} {x}; "
+                               f"{base}'s {ref}: {want}")
+    return bad
 
 
 def main(argv):

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -52,10 +53,16 @@ static long sys_newfstatat(int dfd, const char *name, struct stat *st,
  * How much of the series the running kernel carries, from the variant name
  * that ends its release (vm/kbuild.sh): "stock" none, "seriesN" patches
  * 1..N, any other variant all of them.  The patches the tests look at:
- * 1 the stat:* events, 2 statx(fd, NULL) on a descriptor, 3 the "" fast
- * path (no change a test can see but the events), 4 NULL in fstatat() and
- * NULL with AT_FDCWD or other flags in statx().
+ * 1 statx(fd, NULL) on a descriptor, 2 the "" fast path, which takes NULL
+ * on a descriptor in fstatat() too (v6.11's terms), 3 NULL and "" with
+ * other flags on a descriptor and NULL with AT_FDCWD (looked up as ""),
+ * 4 the small struct filename (no change a test can see), 5 the stat:*
+ * events.
  */
+#define LEVEL_NULL	1
+#define LEVEL_EMPTY	2
+#define LEVEL_WIDE	3
+#define LEVEL_EVENTS	5
 #define SERIES_ALL 1000
 
 static int series_level(void)
@@ -155,11 +162,11 @@ static void check_null_flags(struct __test_metadata *_metadata, int dfd,
 	expect_same_statx(_metadata, &want, &got);
 }
 
-/* statx(fd, NULL, AT_EMPTY_PATH) on a descriptor: patch 2. */
+/* statx(fd, NULL, AT_EMPTY_PATH) on a descriptor: patch 1. */
 static void check_null(struct __test_metadata *_metadata, int dfd,
 		       const char *by_path)
 {
-	check_null_flags(_metadata, dfd, by_path, AT_EMPTY_PATH, 2);
+	check_null_flags(_metadata, dfd, by_path, AT_EMPTY_PATH, LEVEL_NULL);
 }
 
 TEST_F(fs, null_name_regular_fd)
@@ -191,19 +198,19 @@ TEST_F(fs, null_name_at_fdcwd_is_cwd)
 
 	ASSERT_NE(NULL, getcwd(old, sizeof(old)));
 	ASSERT_EQ(0, chdir(self->dir));
-	/* The working directory: patch 4 (v6.11 took descriptors only). */
-	check_null_flags(_metadata, AT_FDCWD, self->dir, AT_EMPTY_PATH, 4);
+	/* The working directory, looked up as "": patch 3, as in v6.13. */
+	check_null_flags(_metadata, AT_FDCWD, self->dir, AT_EMPTY_PATH, LEVEL_WIDE);
 	ASSERT_EQ(0, chdir(old));
 }
 
 TEST_F(fs, null_name_with_other_flags)
 {
-	/* AT_SYMLINK_NOFOLLOW beside AT_EMPTY_PATH: patch 4. */
+	/* AT_SYMLINK_NOFOLLOW beside AT_EMPTY_PATH: patch 3. */
 	check_null_flags(_metadata, self->fd, self->file,
-			 AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 4);
-	/* AT_NO_AUTOMOUNT and a sync flag: patch 2, as v6.11. */
+			 AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, LEVEL_WIDE);
+	/* AT_NO_AUTOMOUNT and a sync flag: patch 1, as v6.11. */
 	check_null_flags(_metadata, self->fd, self->file,
-			 AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, 2);
+			 AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, LEVEL_NULL);
 }
 
 TEST_F(fs, newfstatat_null_at_fdcwd_is_cwd)
@@ -220,7 +227,7 @@ TEST_F(fs, newfstatat_null_at_fdcwd_is_cwd)
 	errno = 0;
 	ret = sys_newfstatat(AT_FDCWD, NULL, &got, AT_EMPTY_PATH);
 	ASSERT_EQ(0, chdir(old));
-	if (series_level() < 4) {
+	if (series_level() < LEVEL_WIDE) {
 		EXPECT_EQ(-1, ret);
 		EXPECT_EQ(EFAULT, errno);
 		return;
@@ -234,7 +241,7 @@ TEST_F(fs, null_name_bad_fd_is_ebadf)
 	struct statx stx;
 
 	EXPECT_EQ(-1, sys_statx(9999, NULL, AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
-	EXPECT_EQ(series_level() < 2 ? EFAULT : EBADF, errno);
+	EXPECT_EQ(series_level() < LEVEL_NULL ? EFAULT : EBADF, errno);
 }
 
 TEST_F(fs, null_name_without_empty_path_is_efault)
@@ -277,8 +284,8 @@ TEST_F(fs, same_result_by_path_empty_and_null)
 	ASSERT_EQ(0, sys_statx(AT_FDCWD, self->file, 0, mask, &by_path));
 	ASSERT_EQ(0, sys_statx(self->fd, "", AT_EMPTY_PATH, mask, &by_empty));
 	expect_same_statx(_metadata, &by_path, &by_empty);
-	if (series_level() < 2)
-		SKIP(return, "stock 6.1 has no NULL name (patch 2 adds it)");
+	if (series_level() < LEVEL_NULL)
+		SKIP(return, "stock 6.1 has no NULL name (patch 1 adds it)");
 	ASSERT_EQ(0, sys_statx(self->fd, NULL, AT_EMPTY_PATH, mask, &by_null));
 	expect_same_statx(_metadata, &by_path, &by_null);
 }
@@ -294,7 +301,8 @@ TEST_F(fs, newfstatat_empty_and_null_match_fstat)
 	ASSERT_EQ(0, sys_newfstatat(self->fd, "", &empty, AT_EMPTY_PATH));
 	EXPECT_EQ(0, memcmp(&want, &empty, sizeof(want)));
 	errno = 0;
-	if (series_level() < 4) {
+	/* NULL on a descriptor: patch 2, as vfs_empty_path() takes it (v6.11). */
+	if (series_level() < LEVEL_EMPTY) {
 		EXPECT_EQ(-1, sys_newfstatat(self->fd, NULL, &null, AT_EMPTY_PATH));
 		EXPECT_EQ(EFAULT, errno);
 		return;
@@ -411,10 +419,24 @@ static int have_events(void)
 	return access(TRACEFS "/events/stat/vfs_getattr_enter", F_OK) == 0;
 }
 
+/*
+ * No events where the series stops short of them (stock, series1..4): they
+ * must not be there; elsewhere they must.
+ */
+static int events_expected(struct __test_metadata *_metadata)
+{
+	int want = series_level() >= LEVEL_EVENTS;
+
+	EXPECT_EQ(want, have_events())
+		TH_LOG("the stat:* events are %s on a kernel at level %d",
+		       have_events() ? "there" : "missing", series_level());
+	return want && have_events();
+}
+
 TEST_F(fs, events_count_and_fields)
 {
 	static const char *const events[] = {
-		"vfs_getattr_enter", "vfs_getattr_exit", "cp_statx", NULL
+		"vfs_getattr_enter", "vfs_getattr_exit", "statx_result", NULL
 	};
 	char dev[64], ino[64], *text;
 	struct trace t;
@@ -422,10 +444,9 @@ TEST_F(fs, events_count_and_fields)
 	struct statx stx;
 	int i;
 
-	if (!have_events()) {
-		ASSERT_TRUE(is_stock()) TH_LOG("the patched kernel has no stat:* events");
-		SKIP(return, "stock 6.1 has no stat:* events");
-	}
+	if (!events_expected(_metadata))
+		SKIP(return, "%s", is_stock() ? "stock 6.1 has no stat:* events" :
+		     "no stat:* events before patch 5");
 	ASSERT_EQ(0, stat(self->file, &st));
 	ASSERT_EQ(0, trace_start(&t, events, &st));
 	for (i = 0; i < NCALLS; i++)
@@ -441,7 +462,7 @@ TEST_F(fs, events_count_and_fields)
 		const char *exit_[] = { "vfs_getattr_exit:", dev, ino,
 					"request=0x300 (INO|SIZE)", "error=0", NULL };
 		/* What was asked beside what came back, MNT_ID added. */
-		const char *cp[] = { "cp_statx:", dev, ino, "request=0x300 (INO|SIZE)",
+		const char *cp[] = { "statx_result:", dev, ino, "request=0x300 (INO|SIZE)",
 				     "MNT_ID", "error=0", NULL };
 		const char *any[] = { ": ", NULL };
 
@@ -466,10 +487,9 @@ TEST_F(fs, events_sync_flags_and_fstat)
 	char *text;
 	int i;
 
-	if (!have_events()) {
-		ASSERT_TRUE(is_stock()) TH_LOG("the patched kernel has no stat:* events");
-		SKIP(return, "stock 6.1 has no stat:* events");
-	}
+	if (!events_expected(_metadata))
+		SKIP(return, "%s", is_stock() ? "stock 6.1 has no stat:* events" :
+		     "no stat:* events before patch 5");
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	ASSERT_EQ(0, trace_start(&t, events, &st));
 	for (i = 0; i < NCALLS; i++) {
@@ -488,9 +508,9 @@ TEST_F(fs, events_sync_flags_and_fstat)
 TEST_F(fs, events_on_failing_calls)
 {
 	static const char *const events[] = {
-		"vfs_getattr_enter", "vfs_getattr_exit", "cp_statx", NULL
+		"vfs_getattr_enter", "vfs_getattr_exit", "statx_result", NULL
 	};
-	const char *efault[] = { "cp_statx:", "error=-14", NULL };
+	const char *efault[] = { "statx_result:", "error=-14", NULL };
 	const char *getattr[] = { "vfs_getattr_", NULL };
 	char denied[400], inner[420];
 	struct trace t;
@@ -499,10 +519,9 @@ TEST_F(fs, events_on_failing_calls)
 	pid_t pid;
 	int i, status;
 
-	if (!have_events()) {
-		ASSERT_TRUE(is_stock()) TH_LOG("the patched kernel has no stat:* events");
-		SKIP(return, "stock 6.1 has no stat:* events");
-	}
+	if (!events_expected(_metadata))
+		SKIP(return, "%s", is_stock() ? "stock 6.1 has no stat:* events" :
+		     "no stat:* events before patch 5");
 
 	/* ENOENT: the lookup fails, getattr never runs: no events. */
 	ASSERT_EQ(0, stat(self->file, &st));
@@ -511,7 +530,7 @@ TEST_F(fs, events_on_failing_calls)
 		EXPECT_EQ(-1, sys_statx(AT_FDCWD, "/mnt/no/such/file", 0, STATX_SIZE, &stx));
 		EXPECT_EQ(ENOENT, errno);
 	}
-	/* EFAULT on copy-out: getattr ran, cp_statx reports the fault. */
+	/* EFAULT on copy-out: getattr ran, statx_result reports the fault. */
 	for (i = 0; i < NCALLS; i++) {
 		EXPECT_EQ(-1, sys_statx(self->fd, "", AT_EMPTY_PATH, STATX_SIZE,
 					(struct statx *)8));
@@ -559,6 +578,80 @@ TEST_F(fs, events_on_failing_calls)
 	}
 	unlink(inner);
 	rmdir(denied);
+}
+
+/*
+ * Both result events of one statx() carry the (dev, ino) the caller sees, so
+ * they join on it where the inode the filesystem is asked about has another:
+ * a lower-layer file of an overlay whose layers are different filesystems
+ * (ext4 below, tmpfs above, xino off) reports its layer's pseudo device,
+ * not the overlay's.  Needs overlayfs, which only the overlay variant has.
+ */
+TEST(overlay_result_events_join)
+{
+	static const char *const events[] = {
+		"vfs_getattr_exit", "statx_result", NULL
+	};
+	char top[128], lower[160], upper[160], work[160], merged[160];
+	char opts[600], file[200], dev[64], ino[64], *text;
+	struct trace t;
+	struct statx stx;
+	struct stat st;
+	int fd, i;
+
+	if (!events_expected(_metadata))
+		SKIP(return, "%s", is_stock() ? "stock 6.1 has no stat:* events" :
+		     "no stat:* events before patch 5");
+	snprintf(top, sizeof(top), "/mnt/tmpfs/ovl-%d", getpid());
+	snprintf(lower, sizeof(lower), "/mnt/ext4/ovl-lower-%d", getpid());
+	snprintf(upper, sizeof(upper), "%s/upper", top);
+	snprintf(work, sizeof(work), "%s/work", top);
+	snprintf(merged, sizeof(merged), "%s/merged", top);
+	ASSERT_EQ(0, mkdir(top, 0755));
+	ASSERT_EQ(0, mkdir(lower, 0755));
+	ASSERT_EQ(0, mkdir(upper, 0755));
+	ASSERT_EQ(0, mkdir(work, 0755));
+	ASSERT_EQ(0, mkdir(merged, 0755));
+	snprintf(file, sizeof(file), "%s/file", lower);
+	fd = open(file, O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,xino=off",
+		 lower, upper, work);
+	if (mount("overlay", merged, "overlay", 0, opts)) {
+		int e = errno;
+
+		unlink(file);
+		rmdir(lower);
+		ASSERT_EQ(ENODEV, e) TH_LOG("mount overlay: %s", strerror(e));
+		SKIP(return, "overlay not mounted: this kernel has no overlayfs "
+		     "(vm/variants/overlay.conf has)");
+	}
+	snprintf(file, sizeof(file), "%s/file", merged);
+	ASSERT_EQ(0, stat(file, &st));
+	ASSERT_EQ(0, trace_start(&t, events, &st));
+	for (i = 0; i < NCALLS; i++)
+		ASSERT_EQ(0, sys_statx(AT_FDCWD, file, 0, STATX_BASIC_STATS, &stx));
+	text = trace_stop(&t);
+	ASSERT_NE(NULL, text);
+	snprintf(dev, sizeof(dev), "dev=%u:%u ", major(st.st_dev), minor(st.st_dev));
+	snprintf(ino, sizeof(ino), "ino=%lu ", (unsigned long)st.st_ino);
+	{
+		const char *exit_[] = { "vfs_getattr_exit:", dev, ino, "error=0", NULL };
+		const char *result[] = { "statx_result:", dev, ino, "error=0", NULL };
+
+		EXPECT_EQ(NCALLS, count_lines(text, result)) TH_LOG("trace:\n%.2000s", text);
+		EXPECT_EQ(NCALLS, count_lines(text, exit_)) TH_LOG("trace:\n%.2000s", text);
+	}
+	free(text);
+	EXPECT_EQ(0, umount(merged));
+	snprintf(file, sizeof(file), "%s/file", lower);
+	unlink(file);
+	rmdir(lower);
+	rmdir(merged);
+	rmdir(work);
+	rmdir(upper);
+	rmdir(top);
 }
 
 /*
