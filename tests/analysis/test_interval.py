@@ -1,0 +1,50 @@
+"""The interval of the median: one rule (symmetric order statistics with
+exact binomial coverage), in the analysis (statx_results.median_ci_ranks,
+from scipy) and in the harness (bench/harness.c's median_ci95)."""
+import random
+
+import pytest
+from scipy import stats
+
+import statx_results as sr
+
+
+def coverage(n, r):
+    """P(r <= B <= n - r), B ~ Binomial(n, 1/2): the chance that the r-th
+    and (n + 1 - r)-th of n samples bracket the median."""
+    return 1.0 - 2.0 * stats.binom.cdf(r - 1, n, 0.5)
+
+
+@pytest.mark.parametrize("n", range(5, 101))
+def test_ranks_are_the_narrowest_symmetric_pair_that_covers(n):
+    r_lo, r_hi, cover = sr.median_ci_ranks(n)
+    assert r_hi == n + 1 - r_lo and 1 <= r_lo <= r_hi <= n
+    assert cover == pytest.approx(coverage(n, r_lo), rel=1e-12)
+    if n >= 6:
+        assert cover >= 0.95
+        # One rank further in, the pair no longer reaches 95%.
+        assert r_lo + 1 > r_hi - 1 or coverage(n, r_lo + 1) < 0.95
+    else:
+        # No pair reaches 95%: the whole range, and what it covers.
+        assert (r_lo, r_hi) == (1, n) and cover == pytest.approx(1 - 2 / 2 ** n)
+
+
+def test_small_samples_report_the_coverage_they_have():
+    assert sr.median_ci_ranks(5) == (1, 5, 0.9375)
+    assert sr.median_ci_ranks(6) == (1, 6, 0.96875)
+    assert sr.median_ci_ranks(1)[:2] == (1, 1)
+    with pytest.raises(ValueError):
+        sr.median_ci_ranks(0)
+
+
+def test_nine_samples_give_the_second_and_eighth():
+    assert sr.median_ci_ranks(9) == (2, 8, pytest.approx(1 - 2 * 10 / 512))
+    s = list(range(1, 10))
+    random.Random(9).shuffle(s)
+    assert sr.median_ci(s) == (5, 2, 8, pytest.approx(0.9609375))
+
+
+def test_interval_is_symmetric_in_ranks_not_in_values():
+    # The old harness rule took the 2nd smallest to the largest of 9.
+    m, lo, hi, _ = sr.median_ci([100, 100, 100, 100, 100, 100, 100, 101, 900])
+    assert (m, lo, hi) == (100, 100, 101)
