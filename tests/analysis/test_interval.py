@@ -2,11 +2,13 @@
 exact binomial coverage), in the analysis (statx_results.median_ci_ranks,
 from scipy) and in the harness (bench/harness.c's median_ci95)."""
 import random
+import subprocess
 
 import pytest
 from scipy import stats
 
 import statx_results as sr
+from conftest import ROOT
 
 
 def coverage(n, r):
@@ -48,3 +50,26 @@ def test_interval_is_symmetric_in_ranks_not_in_values():
     # The old harness rule took the 2nd smallest to the largest of 9.
     m, lo, hi, _ = sr.median_ci([100, 100, 100, 100, 100, 100, 100, 101, 900])
     assert (m, lo, hi) == (100, 100, 101)
+
+
+@pytest.fixture(scope="module")
+def statx_bench():
+    """build/statx-bench, built from this tree's bench/ (make)."""
+    subprocess.run(["make", "-s", "-C", str(ROOT / "bench"), "../build/statx-bench"],
+                   check=True)
+    return str(ROOT / "build" / "statx-bench")
+
+
+def test_harness_takes_the_same_ranks(statx_bench):
+    """The harness's median_ci95() (bench/harness.c, --ci-ranks) against
+    scipy: the same ranks and coverage, to 20,000 samples (time mode's
+    default --max-samples)."""
+    wrong = []
+    for n in [*range(5, 101), 1000, 20000]:
+        out = subprocess.run([statx_bench, "--ci-ranks", str(n)], capture_output=True,
+                             text=True, check=True).stdout.split()
+        lo, hi, cover = int(out[0]), int(out[1]), float(out[2])
+        want = sr.median_ci_ranks(n)
+        if (lo, hi) != want[:2] or cover != pytest.approx(coverage(n, lo), rel=1e-9):
+            wrong.append(f"n={n}: harness {lo} {hi} {cover}, scipy {want}")
+    assert not wrong, "\n".join(wrong[:10])
