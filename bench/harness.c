@@ -875,6 +875,7 @@ static void write_json(const struct options *o, const struct bench_result *r,
 	struct utsname u;
 	char buf[256], mask[128];
 	unsigned int i, j, ranks[2];
+	long double cover;
 	double lo, hi;
 
 	if (!f)
@@ -935,8 +936,9 @@ static void write_json(const struct options *o, const struct bench_result *r,
 			(unsigned long long)r[i].iters, median_of(r[i].samples, r[i].nsamples));
 		for (j = 0; j < r[i].nsamples; j++)
 			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
-		median_ci95(r[i].samples, r[i].nsamples, &lo, &hi, ranks);
-		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f]", lo, hi);
+		cover = median_ci95(r[i].samples, r[i].nsamples, &lo, &hi, ranks);
+		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f], \"ci_ranks\": [%u, %u], "
+			"\"ci_level\": %.17Lg", lo, hi, ranks[0], ranks[1], cover);
 		if (!strcmp(o->mode, "time") && !bc->params)
 			fprintf(f, ", \"ci_met\": %s", r[i].ci_met ? "true" : "false");
 		if (bc->params) {

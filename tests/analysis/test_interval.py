@@ -73,3 +73,18 @@ def test_harness_takes_the_same_ranks(statx_bench):
         if (lo, hi) != want[:2] or cover != pytest.approx(coverage(n, lo), rel=1e-9):
             wrong.append(f"n={n}: harness {lo} {hi} {cover}, scipy {want}")
     assert not wrong, "\n".join(wrong[:10])
+
+
+def test_schema_has_ranks_and_level_together_or_neither(doc):
+    case = doc["configs"][1]["cases"][0]
+    sr.validate(doc)                # files from before the fields: neither
+    case.update(ci_ranks=[1, 5], ci_level=0.9375)      # its 5 samples
+    sr.validate(doc)
+    for broken in ({"ci_level": None}, {"ci_ranks": None}, {"ci_level": 1.5},
+                   {"ci_ranks": [0, 5]}, {"ci_ranks": [2]}):
+        bad = {**case, **broken}
+        for k in [k for k, v in broken.items() if v is None]:
+            del bad[k]
+        doc["configs"][1]["cases"][0] = bad
+        with pytest.raises(sr.SchemaError):
+            sr.validate(doc)
