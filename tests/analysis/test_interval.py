@@ -1,6 +1,7 @@
 """The interval of the median: one rule (symmetric order statistics with
 exact binomial coverage), in the analysis (statx_results.median_ci_ranks,
 from scipy) and in the harness (bench/harness.c's median_ci95)."""
+import json
 import random
 import subprocess
 
@@ -8,6 +9,7 @@ import pytest
 from scipy import stats
 
 import statx_results as sr
+import summarize
 from conftest import ROOT
 
 
@@ -88,3 +90,51 @@ def test_schema_has_ranks_and_level_together_or_neither(doc):
         doc["configs"][1]["cases"][0] = bad
         with pytest.raises(sr.SchemaError):
             sr.validate(doc)
+
+
+def with_interval(case, samples):
+    """CASE measured as SAMPLES, its interval as the harness writes it."""
+    m, lo, hi, cover = sr.median_ci(samples)
+    r_lo, r_hi, _ = sr.median_ci_ranks(len(samples))
+    case.update(samples=samples, median=m, ci95=[lo, hi], ci_ranks=[r_lo, r_hi],
+                ci_level=cover)
+    return case
+
+
+def test_summary_keeps_the_interval_it_cuts_the_samples_of(doc):
+    samples = [7669.0, 7668.0, 7690.0, 7669.0, 7670.0, 7671.0, 7669.0, 8400.0, 7667.0]
+    with_interval(sr.case(doc, "stock", "ext4", "stat"), samples)
+    c = sr.case(summarize.summarize(doc), "stock", "ext4", "stat")
+    assert c["samples"] == [7669.0] and (c["n"], c["min"], c["max"]) == (9, 7667.0, 8400.0)
+    # The 2nd and 8th of the 9: neither end is the 8,400 a timer put in.
+    assert c["ci95"] == [7668.0, 7690.0] and c["ci_ranks"] == [2, 8]
+    assert c["ci_level"] == pytest.approx(0.9609375)
+
+
+def test_summary_refuses_an_interval_its_samples_do_not_hold(doc):
+    case = with_interval(sr.case(doc, "stock", "ext4", "stat"), [float(x) for x in range(1, 10)])
+    case["ci95"] = [2.0, 9.0]            # the earlier rule's ends under the new ranks
+    with pytest.raises(ValueError, match="order statistics"):
+        summarize.summarize(doc)
+
+
+def test_summary_reads_a_file_from_before_the_ranks(doc):
+    case = sr.case(doc, "stock", "ext4", "stat")
+    case.update(samples=[float(x) for x in range(1, 10)], ci95=[2.0, 9.0])
+    c = sr.case(summarize.summarize(doc), "stock", "ext4", "stat")
+    assert c["ci95"] == [2.0, 9.0] and "ci_ranks" not in c and "ci_level" not in c
+
+
+def test_summary_is_compact_a_line_per_case(doc):
+    s = summarize.summarize(doc)
+    text = summarize.dumps(s)
+    assert json.loads(text) == s
+    compact = json.dumps(s, separators=(",", ":"), sort_keys=True)
+    # The same characters as the most compact JSON, and a newline per line.
+    assert len(text) == len(compact) + text.count("\n")
+    cases = [x for c in s["configs"] for x in c["cases"]]
+    lines = [line for line in text.splitlines() if line.startswith('{"call":')]
+    assert len(lines) == len(cases) and all(
+        line.startswith(json.dumps(x, separators=(",", ":"), sort_keys=True))
+        for line, x in zip(lines, cases))
+
