@@ -138,3 +138,12 @@ def test_summary_is_compact_a_line_per_case(doc):
         line.startswith(json.dumps(x, separators=(",", ":"), sort_keys=True))
         for line, x in zip(lines, cases))
 
+
+
+def test_committed_summary_is_written_as_summarize_writes():
+    path = ROOT / "analysis" / "reference" / "summary.json"
+    text = path.read_text()
+    # A bool first: pytest would diff two 2 MB strings for minutes.
+    same = text == summarize.dumps(json.loads(text))
+    assert same, f"{path} is not as analysis/summarize.py writes it"
+    assert path.stat().st_size < 2 * 2 ** 20
