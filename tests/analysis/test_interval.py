@@ -1,6 +1,7 @@
 """The interval of the median: one rule (symmetric order statistics with
 exact binomial coverage), in the analysis (statx_results.median_ci_ranks,
 from scipy) and in the harness (bench/harness.c's median_ci95)."""
+import copy
 import json
 import random
 import subprocess
@@ -8,6 +9,7 @@ import subprocess
 import pytest
 from scipy import stats
 
+import drift
 import statx_results as sr
 import summarize
 from conftest import ROOT
@@ -147,3 +149,16 @@ def test_committed_summary_is_written_as_summarize_writes():
     same = text == summarize.dumps(json.loads(text))
     assert same, f"{path} is not as analysis/summarize.py writes it"
     assert path.stat().st_size < 2 * 2 ** 20
+
+
+def test_drift_says_when_the_two_runs_took_intervals_by_different_rules(doc):
+    ref = copy.deepcopy(doc)
+    assert drift.rule_note(doc, ref) == ""
+    for c in doc["configs"]:
+        for x in c["cases"]:
+            with_interval(x, x["samples"])
+    assert drift.rule_note(doc, ref).startswith("The reference's intervals are the earlier")
+    assert drift.rule_note(ref, doc).startswith("This run's intervals are the earlier")
+    assert drift.rule_note(doc, doc) == ""
+    # Either way every case is compared, and an unchanged one is the same.
+    assert {r["verdict"] for r in drift.compare(doc, ref)} == {"same"}
