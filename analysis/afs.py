@@ -55,7 +55,8 @@ def summarise_one(rundir):
             raise SystemExit(f"{raw}: case {c['name']} failed ({c['errno']})")
         cases[c["name"]] = {"median": c["median"], "ci95": c["ci95"], "iters": c["iters"],
                             "afs_ops": {k: v for k, v in (c.get("afs_ops_per_call") or {}).items()
-                                        if v}}
+                                        if v},
+                            **{k: c[k] for k in ("ci_ranks", "ci_level") if k in c}}
     missing = [n for n in CASES if n not in cases]
     if missing:
         raise SystemExit(f"{raw}: no {', '.join(missing)}")

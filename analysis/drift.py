@@ -12,8 +12,11 @@ each run, widened in cost mode by the run-to-run jitter of calls that
 allocate a name (JITTER instructions either way; every other local call
 repeats to the instruction).  A case moved when the two widened
 intervals do not overlap; a difference inside them is not a finding.
-Prints a summary and the moved cases; writes DRIFT.json (default: beside
-RESULTS) with every case.  Runs of different modes are not compared.
+A run whose harness wrote no ci_ranks has the earlier rule's intervals
+(bench/SCHEMA.md: of 9 samples the 2nd smallest to the largest); when
+only one side has them, the summary says so.  Prints a summary and the
+moved cases; writes DRIFT.json (default: beside RESULTS) with every
+case.  Runs of different modes are not compared.
 """
 import argparse
 import json
@@ -66,6 +69,22 @@ def compare(run, ref):
     return rows
 
 
+def ranked(doc):
+    """Are doc's intervals the ranks rule's (its harness wrote ci_ranks)?"""
+    return any("ci_ranks" in x for c in doc["configs"] for x in c["cases"])
+
+
+def rule_note(run, ref):
+    """A sentence when the run and the reference took their intervals by
+    different rules (bench/SCHEMA.md), else ''."""
+    if ranked(run) == ranked(ref):
+        return ""
+    old = "the reference's" if ranked(run) else "this run's"
+    return (f"{old.capitalize()} intervals are the earlier rule's (of 9 samples the 2nd "
+            "smallest to the largest, bench/SCHEMA.md); the other's are the symmetric "
+            "ranks with exact coverage (of 9, the 2nd to the 8th)")
+
+
 def counts(rows):
     out = {"cases": len(rows)}
     for v in ("same", "within", "moved", "new", "missing"):
@@ -110,8 +129,11 @@ def main():
     out = pathlib.Path(a.output or pathlib.Path(a.results).with_name("drift.json"))
     out.write_text(json.dumps({"run_id": run.get("run_id"), "reference": ref.get("run_id"),
                                "mode": run["mode"], "jitter": JITTER[run["mode"]],
+                               "rule_note": rule_note(run, ref),
                                "counts": c, "cases": rows}, indent=1) + "\n")
     print(summary_line(c, ref.get("run_id")))
+    if rule_note(run, ref):
+        print(f"note: {rule_note(run, ref)}")
     for line in moved_lines(rows):
         print("  moved:", line)
     print(f"drift: {out}")

@@ -457,7 +457,8 @@ def sec_drift(r, reference=drift.REFERENCE):
     out = [drift.summary_line(c, ref.get("run_id")) + ".", "",
            "A case moved when its 95% interval of the median and the reference's, each "
            f"widened by {drift.JITTER[r.mode]:g} (the run-to-run jitter of calls that "
-           "allocate a name), do not overlap (analysis/drift.py).", ""]
+           "allocate a name), do not overlap (analysis/drift.py)."
+           + (f"  {drift.rule_note(r.doc, ref)}." if drift.rule_note(r.doc, ref) else ""), ""]
     moved = sorted((x for x in rows if x["verdict"] == "moved"),
                    key=lambda x: -abs(x["delta_pct"] or 0))
     if moved:

@@ -5,12 +5,13 @@ usage: runs.py SUMMARY -o FILE      keep a run: its cases' medians and
                                     intervals, compactly (analysis/reference/runs/)
 
 A kept run holds, per case, its boot, configuration label, name, median
-and 95% interval, and per kernel the config hash it was built from.  The
-report compares each kept run built from the same configs with the
-reference case by case (analysis/drift.py's rule: a case moved when the
-two intervals, widened by the jitter of calls that allocate a name, do
-not overlap): the run-to-run spread between separate boots, days and
-machines.
+and 95% interval (every run kept so far predates ci_ranks: its interval
+is the earlier rule's, bench/SCHEMA.md), and per kernel the config hash
+it was built from.  The report compares each kept run built from the
+same configs with the reference case by case (analysis/drift.py's rule:
+a case moved when the two intervals, widened by the jitter of calls that
+allocate a name, do not overlap): the run-to-run spread between separate
+boots, days and machines.
 """
 import argparse
 import json

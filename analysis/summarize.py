@@ -5,8 +5,13 @@ usage: summarize.py RESULTS.json -o SUMMARY.json
 
 Same schema as results.json (bench/SCHEMA.md), with each case's samples
 cut to median, min and max (cost mode; exact counts need no more) or kept
-(time mode, where the report's confidence intervals need them).  No raw
-traces, no console logs.
+(time mode, where the report's confidence intervals need them).  Either
+way a case keeps its interval of the median: the two order statistics
+(ci95), their ranks among the samples and their coverage (ci_ranks,
+ci_level), checked against the samples before they are cut.  No raw
+traces, no console logs.  Written compact, keys sorted, a line per
+top-level section, configuration and case (a diff shows the cases that
+changed).
 """
 import argparse
 import json
@@ -15,6 +20,21 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import statx_results  # noqa: E402
+
+
+def check_interval(case):
+    """Refuse a case whose ci95 is not the pair of its samples' order
+    statistics at ci_ranks (a harness from before ci_ranks wrote neither,
+    and its ci95 is kept as it stands): what the summary keeps of the
+    interval must say the same as the samples it cuts."""
+    ranks = case.get("ci_ranks")
+    if ranks is None:
+        return
+    s = sorted(case["samples"])
+    lo, hi = ranks
+    if not 1 <= lo <= hi == len(s) + 1 - lo or [s[lo - 1], s[hi - 1]] != case["ci95"]:
+        raise ValueError(f"case {case['name']}: ci95 {case['ci95']} is not the order "
+                         f"statistics {ranks} of its {len(s)} samples")
 
 
 def summarize(doc):
@@ -32,6 +52,7 @@ def summarize(doc):
         cases = []
         for case in c["cases"]:
             case = dict(case)
+            check_interval(case)
             s = case["samples"]
             case["n"] = len(s)
             case["min"] = min(s)
@@ -44,14 +65,34 @@ def summarize(doc):
     return statx_results.validate(out)
 
 
+def dumps(doc):
+    """DOC as compact JSON, keys sorted (a configuration's cases last):
+    each top-level section, each configuration and each of its cases
+    starts a line."""
+    def j(x):
+        return json.dumps(x, separators=(",", ":"), sort_keys=True)
+
+    def config(c):
+        head = j({k: v for k, v in c.items() if k != "cases"})
+        return (head[:-1] + ("," if head != "{}" else "") + '"cases":[\n'
+                + ",\n".join(j(x) for x in c["cases"]) + "]}")
+    parts = [j(k) + ":" + ("[\n" + ",\n".join(config(c) for c in v) + "]"
+                           if k == "configs" else j(v))
+             for k, v in sorted(doc.items())]
+    return "{" + ",\n".join(parts) + "}\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
-    doc = summarize(statx_results.load(a.results))
-    pathlib.Path(a.output).write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
+    try:
+        doc = summarize(statx_results.load(a.results))
+    except ValueError as e:
+        sys.exit(f"summarize.py: {a.results}: {e}")
+    pathlib.Path(a.output).write_text(dumps(doc))
     print(f"summary: {a.output}")
 
 

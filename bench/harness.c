@@ -52,6 +52,9 @@
  *                      QEMU's exec log of the windows), and the clock
  *                      read around each window
  *   --list             list the cases and exit
+ *   --ci-ranks N       print the ranks of the interval of the median of N
+ *                      samples and its coverage ("r_lo r_hi coverage"),
+ *                      and exit (a test compares them with scipy's)
  *
  * A study (cases.c's scaling study, tag scale) runs only when --tags or
  * --cases asks for it: a row once per parameter, a file's depth or a
@@ -65,7 +68,10 @@
  * the dcache size around it (/proc/sys/fs/dentry-state); with --nfs-mount,
  * the NFS operations of its last sample (other cases: of an untimed batch).
  *
- * Prints one line per case: "case i/N name ... value".
+ * Prints one line per case: "case i/N name ... value", and where its
+ * samples differ "+-x%": half the width of the median's 95% interval
+ * (median_ci95()) over the median, the quantity --ci-target bounds.  The
+ * interval's ends need not sit evenly about the median; the JSON has both.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -99,7 +105,7 @@ struct options {
 	const char *tags, *skip_tags, *mix, *stale_cmd;
 	int afs_ops;
 	int quick, allow_tcg_time, list;
-	unsigned int samples, max_samples;
+	unsigned int samples, max_samples, ci_ranks;
 	unsigned long max_files;
 	double ci_target, max_seconds;
 	uint64_t budget;
@@ -328,32 +334,91 @@ static void make_stale(void)
 		die("--stale-cmd '%s' failed (status %d)", stale_cmd, rc);
 }
 
+/* The coverage the interval of the median aims at. */
+#define CI_LEVEL 0.95L
+
 /*
- * A distribution-free 95% confidence interval for the median of @n
- * samples: the order statistics at ranks n/2 -+ 1.96 sqrt(n)/2 (the
- * normal approximation of the binomial; conservative for small n).
+ * The distribution-free interval of the median of @n samples: the 1-based
+ * ranks *@lo and *@hi = n + 1 - *@lo of the two order statistics that
+ * bound it; returns the probability that they cover the median.  With
+ * B ~ Binomial(n, 1/2) the pair (r, n + 1 - r) covers it with probability
+ * P(r <= B <= n - r) = 1 - 2 P(B <= r - 1), which falls as r grows: the
+ * pair is the narrowest whose coverage is at least CI_LEVEL, or, when
+ * none is (n <= 5), the minimum and the maximum with the coverage they
+ * have.  statx_results.median_ci_ranks() is the same rule from scipy;
+ * tests/analysis/test_interval.py compares the two through --ci-ranks.
+ *
+ * P(B = k) is built up from k = 0 in logarithms (2^-n is below a long
+ * double's range past n = 16445): log P(B = k + 1) = log P(B = k) +
+ * log((n - k) / (k + 1)).  The first terms of a large n underflow to 0;
+ * they are far too small to move the sum.  Time mode asks again every
+ * tenth round with every case at the same n: the last answer is kept.
  */
-static void median_ci95(const double *v, unsigned int n, double *lo, double *hi)
+static long double median_ci_ranks(unsigned int n, unsigned int *lo, unsigned int *hi)
+{
+	static unsigned int last_n, last_r;
+	static long double last_cover;
+	long double lp, cdf, cover, p;
+	unsigned int r = 1;
+
+	if (!n)
+		die("no interval of the median of no samples");
+	if (n == last_n)
+		goto out;
+	lp = -(long double)n * logl(2.0L);	/* log P(B = 0) */
+	cdf = expl(lp);				/* P(B <= r - 1) */
+	cover = 1 - 2 * cdf;
+	/* The pair r + 1 while it does not cross the middle. */
+	while (2 * (r + 1) <= n + 1) {
+		lp += logl((long double)(n - r + 1) / r);	/* log P(B = r) */
+		p = expl(lp);
+		if (1 - 2 * (cdf + p) < CI_LEVEL)
+			break;
+		cdf += p;
+		cover = 1 - 2 * cdf;
+		r++;
+	}
+	last_n = n;
+	last_r = r;
+	last_cover = cover;
+out:
+	*lo = last_r;
+	*hi = n + 1 - last_r;
+	return last_cover;
+}
+
+/*
+ * The interval of the median of @n samples (median_ci_ranks()): its ends
+ * into *@lo and *@hi, their ranks into @ranks; returns its coverage.
+ */
+static long double median_ci95(const double *v, unsigned int n, double *lo, double *hi,
+			       unsigned int ranks[2])
 {
 	double *s = malloc(n * sizeof(*s));
-	double h = 0.98 * sqrt(n);
-	long j = (long)floor(n / 2.0 - h), k = (long)ceil(n / 2.0 + h);
+	long double cover = median_ci_ranks(n, &ranks[0], &ranks[1]);
 
 	if (!s)
 		die("out of memory");
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
-	*lo = s[j < 0 ? 0 : j];
-	*hi = s[k > (long)n - 1 ? n - 1 : k];
+	*lo = s[ranks[0] - 1];
+	*hi = s[ranks[1] - 1];
 	free(s);
+	return cover;
 }
 
-/* Is @r's interval within +-@target of its median? */
+/*
+ * Is @r's interval within +-@target of its median?  Its half-width is
+ * what the target bounds; an interval that covers less than CI_LEVEL
+ * (too few samples for any pair to reach it) is not met.
+ */
 static int ci_met(const struct bench_result *r, double target)
 {
 	double m = median_of(r->samples, r->nsamples), lo, hi;
+	unsigned int ranks[2];
 
-	median_ci95(r->samples, r->nsamples, &lo, &hi);
+	if (median_ci95(r->samples, r->nsamples, &lo, &hi, ranks) < CI_LEVEL)
+		return 0;
 	return fabs(m) > 0 && (hi - lo) / 2 <= target * fabs(m);
 }
 
@@ -809,7 +874,8 @@ static void write_json(const struct options *o, const struct bench_result *r,
 	FILE *f = fopen(o->json, "w");
 	struct utsname u;
 	char buf[256], mask[128];
-	unsigned int i, j;
+	unsigned int i, j, ranks[2];
+	long double cover;
 	double lo, hi;
 
 	if (!f)
@@ -870,8 +936,9 @@ static void write_json(const struct options *o, const struct bench_result *r,
 			(unsigned long long)r[i].iters, median_of(r[i].samples, r[i].nsamples));
 		for (j = 0; j < r[i].nsamples; j++)
 			fprintf(f, "%s%.3f", j ? ", " : "", r[i].samples[j]);
-		median_ci95(r[i].samples, r[i].nsamples, &lo, &hi);
-		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f]", lo, hi);
+		cover = median_ci95(r[i].samples, r[i].nsamples, &lo, &hi, ranks);
+		fprintf(f, "],\n     \"ci95\": [%.3f, %.3f], \"ci_ranks\": [%u, %u], "
+			"\"ci_level\": %.17Lg", lo, hi, ranks[0], ranks[1], cover);
 		if (!strcmp(o->mode, "time") && !bc->params)
 			fprintf(f, ", \"ci_met\": %s", r[i].ci_met ? "true" : "false");
 		if (bc->params) {
@@ -913,13 +980,21 @@ static void report_line(const struct bench_result *r, unsigned int i,
 			unsigned int n)
 {
 	double m = median_of(r->samples, r->nsamples), lo, hi;
-	char ci[64] = "";
+	unsigned int ranks[2];
+	long double cover;
+	char ci[96] = "";
+	size_t len;
 
 	if (r->nsamples > 1) {
-		median_ci95(r->samples, r->nsamples, &lo, &hi);
+		cover = median_ci95(r->samples, r->nsamples, &lo, &hi, ranks);
 		if (hi > lo && m)
 			snprintf(ci, sizeof(ci), " +-%.2f%%%s", (hi - lo) / 2 / fabs(m) * 100,
 				 r->ci_met || !time_mode || r->bc->params ? "" : " (wide)");
+		/* Too few samples for 95%: the range, and what it covers. */
+		len = strlen(ci);
+		if (cover < CI_LEVEL)
+			snprintf(ci + len, sizeof(ci) - len, " (interval covers %.2Lf%%)",
+				 cover * 100);
 	}
 	printf("case %u/%u %-30s %12.1f%s%s%s%s\n", i + 1, n, r->name, m, ci,
 	       r->ret < 0 ? " (fails: " : "", r->ret < 0 ? strerrorname_np(r->err) : "",
@@ -1218,6 +1293,11 @@ static void parse(int argc, char **argv, struct options *o)
 			o->mix = v;
 		else if (!strcmp(a, "--max-files"))
 			o->max_files = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--ci-ranks")) {
+			o->ci_ranks = strtoul(v, NULL, 0);
+			if (!o->ci_ranks)
+				usage();
+		}
 		else if (!strcmp(a, "--budget"))
 			o->budget = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--env") && strchr(v, '=') && o->nenv < MAX_ENV)
@@ -1253,6 +1333,13 @@ int main(int argc, char **argv)
 	cpu_set_t cpus;
 
 	parse(argc, argv, &o);
+	if (o.ci_ranks) {
+		unsigned int lo, hi;
+		long double cover = median_ci_ranks(o.ci_ranks, &lo, &hi);
+
+		printf("%u %u %.17Lg\n", lo, hi, cover);
+		return 0;
+	}
 	time_mode = !strcmp(o.mode, "time");
 	study_nfs_mount = o.nfs_mount;
 	stale_cmd = o.stale_cmd;

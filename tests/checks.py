@@ -60,8 +60,10 @@ def determinism(a, b):
 def timemode(loose, tight):
     """Time mode's stopping rule: a loose target stops at the first check
     (31 samples, every interval met), an impossible one at the limit (40,
-    none met); each interval brackets its median; the empty body's
-    interval is recorded but does not count."""
+    none met); each interval brackets its median and is the order
+    statistics the analysis's rule names, with their coverage
+    (statx_results.median_ci); the empty body's interval is recorded but
+    does not count."""
     bad = []
     for name, doc, want_n, want_met in (("loose", loose, 31, True), ("tight", tight, 40, False)):
         names = sorted(c["name"] for c in doc["cases"])
@@ -79,6 +81,13 @@ def timemode(loose, tight):
                 bad.append(f"{name} {c['name']}: ci_met {c['ci_met']}, want {want_met}")
             if not lo <= c["median"] <= hi:
                 bad.append(f"{name} {c['name']}: interval {lo}..{hi} misses the median {c['median']}")
+            ranks = list(sr.median_ci_ranks(len(c["samples"]))[:2])
+            _, wlo, whi, cover = sr.median_ci(c["samples"])
+            if (c.get("ci_ranks") != ranks or [lo, hi] != [wlo, whi]
+                    or abs(c.get("ci_level", -1) - cover) > 1e-9):
+                bad.append(f"{name} {c['name']}: interval {lo}..{hi} at ranks "
+                           f"{c.get('ci_ranks')} ({c.get('ci_level')}), the rule's {wlo}..{whi} "
+                           f"at {ranks} ({cover:.4f})")
     out = [] if bad else ["time mode: stops at the target (31 samples) or at the limit (40)"]
     return out, bad
 

@@ -49,10 +49,10 @@ def test_table_and_lookup(doc):
 
 
 def test_median_ci_brackets_median():
-    m, lo, hi = sr.median_ci([10, 11, 9, 10, 12, 10, 9, 11, 10, 10])
-    assert lo <= m <= hi
-    assert m == 10
-    assert sr.median_ci([5, 5, 5]) == (5, 5, 5)
+    m, lo, hi, cover = sr.median_ci([10, 11, 9, 10, 12, 10, 9, 11, 10, 10])
+    assert (lo, m, hi) == (9, 10, 11) and cover >= 0.95
+    # Three samples reach no 95%: their range, and the coverage it has.
+    assert sr.median_ci([5, 5, 5]) == (5, 5, 5, 0.75)
 
 
 def test_verdict_cost_mode_threshold():

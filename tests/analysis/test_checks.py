@@ -11,6 +11,7 @@ from conftest import make_case, make_config
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import checks  # noqa: E402
 import drift  # noqa: E402
+import statx_results as sr  # noqa: E402
 
 
 def test_determinism():
@@ -68,8 +69,12 @@ def test_hostcal():
 
 
 def timemode_doc(n, met):
+    samples = [1.0 + (k * 7 % n) / 100 for k in range(n)]
+    m, lo, hi, cover = sr.median_ci(samples)
+    r_lo, r_hi, _ = sr.median_ci_ranks(n)
     return {"ci_target": 0.5, "cases": [
-        {"name": name, "samples": [1.0] * n, "median": 1.0, "ci95": [0.9, 1.1], "ci_met": met}
+        {"name": name, "samples": samples, "median": m, "ci95": [lo, hi],
+         "ci_ranks": [r_lo, r_hi], "ci_level": cover, "ci_met": met}
         for name in ("null", "getppid", "stat", "fstat")]}
 
 
@@ -80,6 +85,15 @@ def test_timemode():
     off = timemode_doc(31, True)
     off["cases"][1]["ci95"] = [2.0, 3.0]
     assert any("misses the median" in b for b in checks.timemode(off, timemode_doc(40, False))[1])
+    # The earlier rule's pair for 31 samples, s[9]..s[22] 0-based: not the ranks named.
+    old = timemode_doc(31, True)
+    s = sorted(old["cases"][2]["samples"])
+    old["cases"][2].update(ci95=[s[9], s[22]], ci_ranks=[10, 23])
+    assert any("the rule's" in b for b in checks.timemode(old, timemode_doc(40, False))[1])
+    # A harness that wrote no ranks is not the one under test.
+    bare = timemode_doc(31, True)
+    del bare["cases"][3]["ci_ranks"], bare["cases"][3]["ci_level"]
+    assert any("the rule's" in b for b in checks.timemode(bare, timemode_doc(40, False))[1])
     warned = timemode_doc(31, True)
     warned["warning"] = "TCG"
     assert checks.timemode(warned, timemode_doc(40, False))[1]
