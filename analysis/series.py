@@ -117,7 +117,9 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         # the partial series the table reads.
         ev = next((v for v in ro.partials if ro.patches[v] == 1), p3)
         evname = "patch 1" if ro.patches[ev] == 1 else f"patches 1-{ro.patches[ev]}"
-        for name in ("stat", "statx.BASIC_STATS", "fstat"):
+        # Patch 1's cases (tag p1), those by path first.
+        for name in sorted(sr.tagged(r.doc, "p1"),
+                           key=lambda n: "fd" in sr.case_info(r.doc, n)["tags"]):
             a, b = r.v(s, "ext4", name), r.v(ev + suffix, "ext4", name)
             if a and b:
                 checks.append(f"{evname} ({ev}), events compiled in and "
