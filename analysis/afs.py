@@ -117,8 +117,7 @@ def shown(d):
     """The table's cases in a summary: those tagged afs or stale, in the
     harness's order (a valid callback first: the stale rows follow)."""
     cs = d["cases"]
-    return sorted((n for n, c in cs.items() if TAGS & set(c.get("tags", ()))),
-                  key=lambda n: cs[n]["row"])
+    return sorted((n for n, c in cs.items() if TAGS & set(c["tags"])), key=lambda n: cs[n]["row"])
 
 
 def table(d, r):

@@ -787,8 +787,9 @@ def figures(r, outdir, doc=None, model=None):
     plt = sr.pyplot()
     # The cases tagged mixfig: by descriptor, then by path; by the call each
     # makes, in bench/cases.c's order within one.
-    drawn = sorted(sr.tagged(r.doc, "mixfig"),
-                   key=lambda n: ("fd" not in sr.case_info(r.doc, n)["tags"], call_number(r.doc, n)))
+    def key(n):
+        return "fd" not in sr.case_info(r.doc, n)["tags"], call_number(r.doc, n)
+    drawn = sorted(sr.tagged(r.doc, "mixfig"), key=key)
     names = [n for n in drawn if _get(doc, (base, n)) and _get(doc, (series, n))]
     if not names:
         return []
