@@ -23,11 +23,9 @@ SECTION = ("afs", "AFS: a callback instead of a timeout")
 AFS_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "afs.json"
 # The suite's check of the mount point inside statx.bench (vm/afs-lib.sh).
 MOUNT_POINT_TEST = "global.afs_mount_point_in_volume"
-# The cases the section reads, valid callback then after a break.
-CASES = ("stat", "fstat", "statx.BASIC_STATS", "statx.TYPE", "statx.BASIC_STATS.FORCE_SYNC",
-         "statx.BASIC_STATS.DONT_SYNC", "statx.fd.empty",
-         "stale.stat", "stale.fstat", "stale.statx.BASIC_STATS", "stale.statx.TYPE",
-         "stale.statx.BASIC_STATS.FORCE_SYNC", "stale.statx.BASIC_STATS.DONT_SYNC")
+# The table's cases (bench/cases.c): tagged afs, a valid callback, and
+# stale, after a break.
+TAGS = {"afs", "stale"}
 
 
 def summarise(rundir):
@@ -50,16 +48,16 @@ def summarise_one(rundir):
         raise SystemExit(f"{raw}: no AFS results (make afs writes them)")
     h = sr.validate(json.loads(raw.read_text()), "harness_file")
     cases = {}
-    for c in h["cases"]:
-        if c["name"] in CASES and c.get("errno"):
+    # Each case keeps its tags and its row, its place among the harness's
+    # cases (bench/cases.c's order): the table's rows come by both.
+    for row, c in enumerate(h["cases"]):
+        if TAGS & set(c["tags"]) and c.get("errno"):
             raise SystemExit(f"{raw}: case {c['name']} failed ({c['errno']})")
         cases[c["name"]] = {"median": c["median"], "ci95": c["ci95"], "iters": c["iters"],
                             "afs_ops": {k: v for k, v in (c.get("afs_ops_per_call") or {}).items()
                                         if v},
+                            "tags": c["tags"], "row": row,
                             **{k: c[k] for k in ("ci_ranks", "ci_level") if k in c}}
-    missing = [n for n in CASES if n not in cases]
-    if missing:
-        raise SystemExit(f"{raw}: no {', '.join(missing)}")
     tap = rundir / "conformance" / "output"
     conf = None
     if tap.is_file():
@@ -77,10 +75,17 @@ def summarise_one(rundir):
                 "mount_point": afs.get(MOUNT_POINT_TEST, "")}
     env = h["env"]
     started = sr.read_env(rundir / "vm.env").get("started", "")
-    return {"schema": 1, "kind": "afs", "run": rundir.resolve().name, "started": started,
-            "release": env.get("release", "?"), "variant": env.get("variant", "?"),
-            "servers": env.get("afs_servers", "?"), "mode": h.get("mode", "cost"),
-            "cases": cases, "conformance": conf}
+    d = {"schema": 1, "kind": "afs", "run": rundir.resolve().name, "started": started,
+         "release": env.get("release", "?"), "variant": env.get("variant", "?"),
+         "servers": env.get("afs_servers", "?"), "mode": h.get("mode", "cost"),
+         "cases": cases, "conformance": conf}
+    # Every case the section's sentences name (a run without --stale-cmd
+    # has no stale one).
+    try:
+        findings(d, None)
+    except KeyError as e:
+        raise SystemExit(f"{raw}: no {e.args[0]}")
+    return d
 
 
 def load(path=AFS_FILE):
@@ -109,12 +114,19 @@ def beside(r, name):
     return {lb: r.case(s, lb, name) for lb in ("ext4", "nfs3", "nfs3.actimeo0")}
 
 
+def shown(d):
+    """The table's cases in a summary: those tagged afs or stale, in the
+    harness's order (a valid callback first: the stale rows follow)."""
+    cs = d["cases"]
+    return sorted((n for n, c in cs.items() if TAGS & set(c["tags"])), key=lambda n: cs[n]["row"])
+
+
 def table(d, r):
     rows = []
-    for n in CASES:
+    for n in shown(d):
         c = d["cases"][n]
         # A stale case has no counterpart: the others' cases are hot.
-        b = {} if n.startswith("stale.") else beside(r, n)
+        b = {} if "stale" in c["tags"] else beside(r, n)
         nfs = b.get("nfs3")
         rows.append([f"`{n}`", fmt(c["median"]), spread(c), calls(c),
                      fmt(b["ext4"]["median"]) if b.get("ext4") else "–",

@@ -23,12 +23,10 @@ from md import IOA0, TABLES_LINK, fmt, md_table, pct  # noqa: E402
 
 SECTION = ("bases", "6.1 and 6.12")
 
-# Descriptor paths against raw fstat(), within one kernel.
-FD_PATHS = ("glibc.fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null")
-# By path, and the names either side of struct filename's 160 bytes.
-PATH_CASES = ("stat", "statx.BASIC_STATS", "open")
-NAMES = ("stat", "stat.name64", "stat.name159", "stat.name160", "stat.name161",
-         "stat.name255", "stat.name1024", "stat.name4095")
+# The cases come by tag (bench/cases.c): fdpath, the descriptor paths read
+# against raw fstat() within one kernel (series.fd_paths); bases, the calls
+# by path and the names either side of struct filename's 160 bytes.
+
 # How many functions a per-function comparison lists.
 TOP = 8
 
@@ -77,7 +75,7 @@ def ratio(r, boot, name, label="ext4"):
 def fd_table(r, ks, label="ext4", suffix=""):
     head = ["call (ext4)"] + [f"{k}{suffix}" for _, k0, k1 in ks for k in (k0, k1)]
     rows = []
-    for name in ("fstat",) + FD_PATHS:
+    for name in ["fstat"] + series.fd_paths(r.doc):
         c = next((r.case(k, label, name) for _, k0, k1 in ks for k in (k0, k1)
                   if r.case(k, label, name)), None)
         if c is None:
@@ -171,7 +169,7 @@ def ratio_text(r, ks, label="ext4"):
     which of them differ by more than RATIO_SLACK."""
     parts, over = [], []
     for b, k0, _ in ks[1:]:
-        for name in FD_PATHS:
+        for name in series.fd_paths(r.doc):
             qa, qb = ratio(r, ks[0][2], name, label), ratio(r, k0, name, label)
             if qa is None or qb is None:
                 continue
@@ -188,15 +186,11 @@ def ratio_text(r, ks, label="ext4"):
             dispatch_text(r, ks, label))
 
 
-# The system call each descriptor path makes (series.NR: x86-64 numbers).
-PATH_CALL = {"glibc.fstat": "newfstatat", "fstatat.empty": "newfstatat",
-             "statx.fd.empty": "statx", "statx.fd.null": "statx"}
-
-
 def dispatch_text(r, ks, label="ext4"):
     """The same ratios with each kernel's own dispatch to its handler
-    taken out (bench/dispatch.py, counted in that kernel): what the
-    number alone costs is not fs/stat.c's."""
+    taken out (bench/dispatch.py, counted in that kernel; the system call
+    each path makes from its record, series.syscall()): what the number
+    alone costs is not fs/stat.c's."""
     d = r.doc.get("dispatch") or {}
     parts = []
     for _, k0, _ in ks[1:]:
@@ -206,14 +200,14 @@ def dispatch_text(r, ks, label="ext4"):
         cost = {k: {call: d[k]["per_nr"][str(nr)]["instructions"]
                     for call, nr in series.NR.items()} for k in (ka, k0)}
         qs = []
-        for name in FD_PATHS:
+        for name in series.fd_paths(r.doc):
             q = []
             for k in (ka, k0):
                 a, b = r.case(k, label, "fstat"), r.case(k, label, name)
                 if a is None or b is None or b["ret"] < 0 or not a["median"]:
                     break
                 c = cost[k]
-                q.append((b["median"] - (c[PATH_CALL[name]] - c["newfstat"])) / a["median"])
+                q.append((b["median"] - (c[series.syscall(b)] - c["newfstat"])) / a["median"])
             if len(q) == 2:
                 qs.append(f"`{name}` {q[0]:.3f} against {q[1]:.3f}")
         if qs:
@@ -332,7 +326,7 @@ def cycles_table(r, ks, doc, model, label="ext4"):
     core = "zen5" if "zen5" in model["cores"] else sorted(model["cores"])[0]
     head = ["call (ext4)"] + [k for _, k0, k1 in ks for k in (k0, k1)]
     rows = []
-    for name in ("fstat",) + FD_PATHS + ("stat",):
+    for name in ["fstat"] + series.fd_paths(r.doc) + ["stat"]:
         row, any_ = [f"`{name}`"], False
         for _, k0, k1 in ks:
             for k in (k0, k1):
@@ -444,8 +438,8 @@ def section(r, doc=None, model=None, names=None, insn=None):
            fd_table(r, ks), "", ratio_text(r, ks), "",
            f"The same with `{IOA0}`:", "", fd_table(r, ks, suffix=f" [{IOA0}]"), "",
            "### Calls by path and name lengths, each base's series against its base", "",
-           cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4"), "",
-           f"With `{IOA0}`:", "", cases_table(r, ks, PATH_CASES + NAMES[1:], "ext4",
+           cases_table(r, ks, sr.tagged(r.doc, "bases"), "ext4"), "",
+           f"With `{IOA0}`:", "", cases_table(r, ks, sr.tagged(r.doc, "bases"), "ext4",
                                                suffix=f" [{IOA0}]"), "",
            "### Every ext4 case on the four kernels", "",
            cases_table(r, ks, [x["name"] for x in (sr.config(r.doc, ks[0][1], "ext4") or
@@ -465,7 +459,9 @@ def section(r, doc=None, model=None, names=None, insn=None):
                 " (the model's `mitigations`, with what decides each).", "",
                 table, "", zeroing(doc, ks), ""]
         pairs = [(ks[0][2], k0) for _, k0, _ in ks[1:]]
-        for name in FD_PATHS[1:]:
+        # The raw paths: glibc's fstat() makes fstatat.empty's call.
+        raw = [n for n in series.fd_paths(r.doc) if sr.case_info(r.doc, n)["kind"] == "raw"]
+        for name in raw:
             for a, b in pairs:
                 rows = function_diff(doc, a, b, name)
                 if not rows:

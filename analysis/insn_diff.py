@@ -23,11 +23,12 @@ ADDR, and a REP instruction's iterations are one line
 with their count.  Stack offsets and registers stay: a different frame
 or register choice is a difference between the two builds too.
 
-The default cases are the descriptor paths REPORT.md's "6.1 and 6.12"
-section reads against raw fstat() (analysis/bases.py), and raw fstat()
-itself.  Without A and B: our 6.1 series against each other base's
-stock kernel, upstream's own design (make report-reference keeps that
-in analysis/reference/insn_diff.json).
+The default cases are raw fstat() and the descriptor paths REPORT.md's
+"6.1 and 6.12" section reads against it (analysis/bases.py): the cases
+tagged fdpath in A's harness file of the configuration
+(MIXDIR/A/ext4.json), in the section's order.  Without A and B: our 6.1
+series against each other base's stock kernel, upstream's own design
+(make report-reference keeps that in analysis/reference/insn_diff.json).
 """
 import argparse
 import difflib
@@ -39,10 +40,10 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import mix  # noqa: E402
+import series  # noqa: E402
 
 # make report-reference's copy, which REPORT.md's 6.1 and 6.12 section reads.
 FILE = HERE / "reference" / "insn_diff.json"
-CASES = ("fstat", "glibc.fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null")
 # How many differing instructions a function keeps per side.
 KEEP = 40
 TARGET = re.compile(r"^(call\w*|j\w+)\s+(0x[0-9a-f]+)$")
@@ -169,12 +170,28 @@ def excess(fs, base):
     return out
 
 
-def pair(mixdir, a, b, config="ext4", cases=CASES, base="fstat"):
-    """Each case both kernels' mix has, compared in the functions where it
-    differs from BASE's call (raw fstat()) on either kernel: what the
-    path adds, instruction by instruction.  BASE's own call is compared
-    whole."""
+def default_cases(mixdir, kernel, config="ext4"):
+    """Raw fstat() and the descriptor paths read against it, in
+    analysis/bases.py's order (series.fd_paths): the cases tagged fdpath
+    in the harness file of KERNEL's mix of CONFIG."""
+    f = pathlib.Path(mixdir) / kernel / f"{config}.json"
+    if not f.is_file():
+        raise mix.MixError(f"{f}: no harness file to find the descriptor paths in (--case "
+                           "names them)")
+    paths = series.fd_paths({"configs": [json.loads(f.read_text())]})
+    if not paths:
+        raise mix.MixError(f"{f}: no case tagged fdpath (a run from before the tag: --case "
+                           "names them)")
+    return ["fstat"] + paths
+
+
+def pair(mixdir, a, b, config="ext4", cases=None, base="fstat"):
+    """Each case both kernels' mix has (CASES; by default default_cases()
+    of A), compared in the functions where it differs from BASE's call
+    (raw fstat()) on either kernel: what the path adds, instruction by
+    instruction.  BASE's own call is compared whole."""
     mixdir = pathlib.Path(mixdir)
+    cases = cases or default_cases(mixdir, a, config)
     syms = {k: mix.Symbols(mixdir / k / "kallsyms") for k in (a, b)}
 
     def read(k, case):
@@ -239,8 +256,7 @@ def main():
         sys.exit(f"insn_diff.py: {args.mixdir} has no mix of our series beside another "
                  "base's stock kernel")
     try:
-        docs = [pair(args.mixdir, a, b, args.config, tuple(args.cases or CASES))
-                for a, b in pairs]
+        docs = [pair(args.mixdir, a, b, args.config, args.cases) for a, b in pairs]
     except mix.MixError as e:
         sys.exit(f"insn_diff.py: {e}")
     for d in docs:

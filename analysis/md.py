@@ -2,6 +2,7 @@
 (Report), and the one way numbers, changes and tables are written in
 markdown.  Each section lives in its figure's module (fs_masks.py,
 series.py, ...) as section(r); analysis/report.py puts them together."""
+import collections
 import pathlib
 import re
 import sys
@@ -36,6 +37,12 @@ class Report:
     def v(self, boot, label, name):
         c = self.case(boot, label, name)
         return None if c is None else c["median"]
+
+    def medians(self, boot, label):
+        """{case name: median} of one boot's configuration; None for a
+        case it does not have."""
+        return collections.defaultdict(lambda: None, {
+            n: c["median"] for (b, lb, n), c in self.t.items() if (b, lb) == (boot, label)})
 
     def unit_text(self):
         return ("instructions per call (cost mode: QEMU -icount shift=0, "

@@ -37,6 +37,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import cycles  # noqa: E402
 import statx_results as sr  # noqa: E402
+from series import NR, syscall  # noqa: E402
 from md import IOA0, fmt, md_table, pct  # noqa: E402
 
 # make mix's file; the report reads it as it reads the host calibrations.
@@ -478,7 +479,9 @@ def mitigation_finding(r, doc=None, model=None, core="zen2"):
             + "; ".join(parts) + f".  Other cores, per event: {others}.")
 
 
-BYTE_READ_CASES = ("fstat", "fstatat.empty", "glibc.fstat", "statx.fd.empty", "statx.fd.null")
+def call_number(doc, name):
+    """The x86-64 number of the system call case NAME makes (series.syscall())."""
+    return NR[syscall(sr.case_info(doc, name))]
 
 
 def byte_read(r, doc=None, v1=None, model=None):
@@ -499,7 +502,10 @@ def byte_read(r, doc=None, v1=None, model=None):
     model = model or cycles.load()
     cores = [c for c in REPORT_CORES if c in model["cores"]]
     rows = []
-    for case in BYTE_READ_CASES:
+    # Raw fstat() and the descriptor paths (tag fdpath) by the call each
+    # makes, in bench/cases.c's order within one.
+    for case in sorted(["fstat"] + sr.tagged(r.doc, "fdpath"),
+                       key=lambda n: call_number(r.doc, n)):
         a, b = _get(v1, ("series3", case)), _get(doc, (part, case))
         if not a or not b:
             continue
@@ -779,8 +785,12 @@ def figures(r, outdir, doc=None, model=None):
         return []
     model = model or cycles.load()
     plt = sr.pyplot()
-    names = [n for n in ("fstat", "glibc.fstat", "statx.fd.empty", "stat", "stat.name160",
-                         "stat.name1024") if _get(doc, (base, n)) and _get(doc, (series, n))]
+    # The cases tagged mixfig: by descriptor, then by path; by the call each
+    # makes, in bench/cases.c's order within one.
+    def key(n):
+        return "fd" not in sr.case_info(r.doc, n)["tags"], call_number(r.doc, n)
+    drawn = sorted(sr.tagged(r.doc, "mixfig"), key=key)
+    names = [n for n in drawn if _get(doc, (base, n)) and _get(doc, (series, n))]
     if not names:
         return []
     made = []

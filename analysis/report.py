@@ -285,9 +285,7 @@ def sec_findings(r):
     out = []
     base, series = r.roles.base, r.roles.series
     p = series or r.boots[0]
-    e = {n: r.v(base, "ext4", n) for n in
-         ("stat", "statx.BASIC_STATS", "statx.TYPE", "statx.SIZE", "fstat",
-          "fstatat.empty", "statx.fd.empty", "statx.fd.null")}
+    e = r.medians(base, "ext4")
     if e["stat"] and e["statx.TYPE"]:
         out.append(f"- **Local file systems ignore the mask.** On {base} ext4, statx() by path "
                    f"costs {fmt(e['statx.BASIC_STATS'])} for BASIC_STATS and {fmt(e['statx.TYPE'])} "
@@ -298,7 +296,7 @@ def sec_findings(r):
                    f"{base.capitalize()}: raw fstat() "
                    f"{fmt(e['fstat'])}, newfstatat(fd, \"\", AT_EMPTY_PATH) {fmt(e['fstatat.empty'])} "
                    f"({e['fstatat.empty'] / e['fstat']:.1f}×).")
-    pe = {n: r.v(p, "ext4", n) for n in ("fstat", "fstatat.empty", "statx.fd.empty", "statx.fd.null")}
+    pe = r.medians(p, "ext4")
     if p != base and pe["fstatat.empty"] and e["fstatat.empty"]:
         out.append(f"- **The series removes it.** {p}: newfstatat(fd, \"\") {fmt(pe['fstatat.empty'])} "
                    f"({pct(pe['fstatat.empty'], e['fstatat.empty'])} against {base}), statx(fd, \"\") "
@@ -333,8 +331,9 @@ def sec_findings(r):
                        f"statx(TYPE) against stat() {noise_word(st, ty, r.mode)}"
                        f"{same_rpcs(st, ty, r.mode)}, statx(DONT_SYNC) against stat() "
                        f"{noise_word(st, ds, r.mode)}{same_rpcs(st, ds, r.mode)}.")
+    _, write = dirty.cases(r.doc)
     for label in sr.fs_labels(r.doc, fs="nfs", actimeo="default", netem=0):
-        w, st, sz = (r.case(p, label, n) for n in ("dirty.write", "dirty.stat", "dirty.statx.SIZE"))
+        w, st, sz = (r.case(p, label, n) for n in (write, "dirty.stat", "dirty.statx.SIZE"))
         if w and st and sz:
             wr = lambda c: (c.get("nfs_ops_per_call") or {}).get("WRITE", 0)  # noqa: E731
             out.append(f"- **A writer's stat on NFS ({label}, {p}):** after writing a page, "

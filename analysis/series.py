@@ -32,6 +32,14 @@ def cases(doc):
     return sr.tagged(doc, *TAGS)
 
 
+def fd_paths(doc):
+    """The descriptor paths read against raw fstat() in their own kernel
+    (tag fdpath): the glibc wrapper an application calls first, then the
+    raw calls, each in bench/cases.c's order."""
+    return sorted(sr.tagged(doc, "fdpath"),
+                  key=lambda n: sr.case_info(doc, n)["kind"] != "wrapper")
+
+
 def pairs(doc):
     """[(base, partials..., series)] per command line: the series' kernels
     (vm/variants.sh) the run has with ext4 cases (a partial series, when it
@@ -117,7 +125,9 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         # the partial series the table reads.
         ev = next((v for v in ro.partials if ro.patches[v] == 1), p3)
         evname = "patch 1" if ro.patches[ev] == 1 else f"patches 1-{ro.patches[ev]}"
-        for name in ("stat", "statx.BASIC_STATS", "fstat"):
+        # Patch 1's cases (tag p1), those by path first.
+        for name in sorted(sr.tagged(r.doc, "p1"),
+                           key=lambda n: "fd" in sr.case_info(r.doc, n)["tags"]):
             a, b = r.v(s, "ext4", name), r.v(ev + suffix, "ext4", name)
             if a and b:
                 checks.append(f"{evname} ({ev}), events compiled in and "
@@ -146,6 +156,17 @@ def section(r, suffixes=("", f" [{IOA0}]")):
 
 # x86-64 numbers of the calls the series compares.
 NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}
+
+
+def syscall(case):
+    """The system call a case's record makes, by its handler's name (NR's
+    keys): the one its call names ("fstat(fd)" is x86-64's newfstat); for
+    glibc's stat(), lstat() and fstat() (kind wrapper) newfstatat, which
+    every glibc since 2.33 calls (bench/cases.c; the guest's is env.glibc)."""
+    if case["kind"] == "wrapper":
+        return "newfstatat"
+    call = case["call"].split("(")[0]
+    return "newfstat" if call == "fstat" else call
 
 
 def dispatch_lines(r, variant):

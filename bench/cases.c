@@ -364,9 +364,16 @@ static long body_real_ls(struct bench_ctx *c)
  *   mask     stat() against statx() masks, per file system (figure)
  *   sync     the mask and sync flags on NFS (table and figure)
  *   fd       by descriptor (the series' figure)
+ *   fdpath   a descriptor path read against raw fstat() in its own
+ *            kernel (the 6.1 and 6.12 tables, patch 3's byte read)
  *   anchor   by path, drawn beside the fd cases
  *   namelen  the name-length study; local: run on local file systems
  *            only (the cost is getname()'s, the same on every one)
+ *   bases    by path and the names either side of struct filename's
+ *            160 bytes, each kernel base's series against its base
+ *   afs      the AFS table with a valid callback; the stale cases
+ *            follow in their rows' order
+ *   mixfig   the instruction-mix figure
  *   dirty    a writer's stat; base: the write alone, the others' base;
  *            filled: every write rewrites a page the file has (dirty_fill)
  *   calib    the calibration table
@@ -427,18 +434,18 @@ const struct bench_case bench_cases[] = {
 	NOFILE("calib.loop_2000", "dec/jnz x1000", "calibration", body_plain_loop, 1, "calib"),
 
 	STAT("stat", "newfstatat(path)", T_PATH, 0, 1,
-	     "main mask sync anchor namelen p1 p4 p5"),
+	     "main mask sync anchor namelen bases afs mixfig p1 p4 p5"),
 	STAT("lstat", "newfstatat(symlink, NOFOLLOW)", T_SYMLINK, NOFOLLOW, 0, "main"),
 	STAT("stat.symlink", "newfstatat(symlink)", T_SYMLINK, 0, 0, ""),
 	ROW("fstat", "fstat(fd)", "raw", body_fstat, T_FD, 0, 0, 1, 0,
-	    "main mask sync fd namelen p1 p2 p3 p4 p5"),
+	    "main mask sync fd namelen afs mixfig p1 p2 p3 p4 p5"),
 	STAT("fstatat.empty", "newfstatat(fd, \"\", EMPTY_PATH)", T_FD, EMPTY, 1,
-	     "main mask fd namelen p2 p5"),
+	     "main mask fd fdpath namelen p2 p5"),
 	STAT("fstatat.null", "newfstatat(fd, NULL, EMPTY_PATH)", T_FD_NULL, EMPTY, 0, "main fd p2"),
 
-	STATX("statx.BASIC_STATS", 0, BASIC, 1, "main mask sync anchor namelen p1 p4 p5"),
+	STATX("statx.BASIC_STATS", 0, BASIC, 1, "main mask sync anchor namelen bases afs p1 p4 p5"),
 	STATX("statx.ALL", 0, 0xfff, 0, "main"),
-	STATX("statx.TYPE", 0, STATX_TYPE, 1, "main mask sync"),
+	STATX("statx.TYPE", 0, STATX_TYPE, 1, "main mask sync afs"),
 	STATX("statx.MODE", 0, STATX_MODE, 0, "main"),
 	STATX("statx.SIZE", 0, STATX_SIZE, 1, "main mask sync anchor"),
 	STATX("statx.MTIME", 0, STATX_MTIME, 0, "main"),
@@ -446,17 +453,17 @@ const struct bench_case bench_cases[] = {
 	STATX("statx.BTIME", 0, STATX_BTIME, 0, "main"),
 	STATX("statx.TYPE|INO", 0, STATX_TYPE | STATX_INO, 0, "main"),
 	STATX("statx.SIZE|MTIME", 0, STATX_SIZE | STATX_MTIME, 0, "main"),
-	STATX("statx.BASIC_STATS.FORCE_SYNC", SYNC_FORCE, BASIC, 1, "main sync"),
-	STATX("statx.BASIC_STATS.DONT_SYNC", SYNC_DONT, BASIC, 1, "main mask sync"),
+	STATX("statx.BASIC_STATS.FORCE_SYNC", SYNC_FORCE, BASIC, 1, "main sync afs"),
+	STATX("statx.BASIC_STATS.DONT_SYNC", SYNC_DONT, BASIC, 1, "main mask sync afs"),
 	STATX("statx.SIZE.DONT_SYNC", SYNC_DONT, STATX_SIZE, 0, "main sync"),
 	ROW("statx.symlink", "statx(symlink)", "raw", body_statx, T_SYMLINK, 0, BASIC, 0, 0,
 	    "main"),
 	ROW("statx.symlink.NOFOLLOW", "statx(symlink, NOFOLLOW)", "raw", body_statx, T_SYMLINK,
 	    NOFOLLOW, BASIC, 0, 0, "main"),
 	ROW("statx.fd.empty", "statx(fd, \"\", EMPTY_PATH)", "raw", body_statx, T_FD, EMPTY,
-	    BASIC, 1, 0, "main fd p1 p2 p3"),
+	    BASIC, 1, 0, "main fd fdpath afs mixfig p1 p2 p3"),
 	ROW("statx.fd.null", "statx(fd, NULL, EMPTY_PATH)", "raw", body_statx, T_FD_NULL, EMPTY,
-	    BASIC, 1, 0, "main mask sync fd p1 p3"),
+	    BASIC, 1, 0, "main mask sync fd fdpath p1 p3"),
 	ROW("statx.opath.empty", "statx(O_PATH fd, \"\", EMPTY_PATH)", "raw", body_statx,
 	    T_OPATH, EMPTY, BASIC, 0, 0, "main fd"),
 
@@ -468,14 +475,14 @@ const struct bench_case bench_cases[] = {
 	 * 64, 161 and 255 bytes fill in the curve either side of the edge.
 	 */
 	ROW("open", "openat(path)+close", "raw", body_open_close, T_PATH, 0, 0, 0, 0,
-	    "namelen p4"),
-	LONGNAME("stat.name64", "newfstatat(path)", body_newfstatat, 0, 64, ""),
-	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " p4"),
-	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " p4"),
-	LONGNAME("stat.name161", "newfstatat(path)", body_newfstatat, 0, 161, ""),
-	LONGNAME("stat.name255", "newfstatat(path)", body_newfstatat, 0, 255, ""),
-	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " p4"),
-	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " p4"),
+	    "namelen bases p4"),
+	LONGNAME("stat.name64", "newfstatat(path)", body_newfstatat, 0, 64, " bases"),
+	LONGNAME("stat.name159", "newfstatat(path)", body_newfstatat, 0, 159, " bases p4"),
+	LONGNAME("stat.name160", "newfstatat(path)", body_newfstatat, 0, 160, " bases mixfig p4"),
+	LONGNAME("stat.name161", "newfstatat(path)", body_newfstatat, 0, 161, " bases"),
+	LONGNAME("stat.name255", "newfstatat(path)", body_newfstatat, 0, 255, " bases"),
+	LONGNAME("stat.name1024", "newfstatat(path)", body_newfstatat, 0, 1024, " bases mixfig p4"),
+	LONGNAME("stat.name4095", "newfstatat(path)", body_newfstatat, 0, 4095, " bases p4"),
 	LONGNAME("stat.name4096", "newfstatat(path)", body_newfstatat, 0, 4096, ""),
 	LONGNAME("statx.name159", "statx(path)", body_statx, BASIC, 159, ""),
 	LONGNAME("statx.name160", "statx(path)", body_statx, BASIC, 160, ""),
@@ -503,17 +510,17 @@ const struct bench_case bench_cases[] = {
 	STALE("stale.fstat", "fstat(fd)", body_fstat, T_FD, 0, 0),
 	STALE("stale.statx.BASIC_STATS", "statx(path)", body_statx, T_PATH, 0, BASIC),
 	STALE("stale.statx.TYPE", "statx(path)", body_statx, T_PATH, 0, STATX_TYPE),
-	STALE("stale.statx.BASIC_STATS.DONT_SYNC", "statx(path)", body_statx, T_PATH,
-	      SYNC_DONT, BASIC),
 	STALE("stale.statx.BASIC_STATS.FORCE_SYNC", "statx(path)", body_statx, T_PATH,
 	      SYNC_FORCE, BASIC),
+	STALE("stale.statx.BASIC_STATS.DONT_SYNC", "statx(path)", body_statx, T_PATH,
+	      SYNC_DONT, BASIC),
 	DIRTY("dirty.statx.BASIC_STATS.DONT_SYNC", "pwrite+statx(path)", body_dirty_statx,
 	      SYNC_DONT, BASIC, ""),
 
 	ROW("glibc.stat", "stat()", "wrapper", body_glibc_stat, T_PATH, 0, 0, 1, 0, "main"),
 	ROW("glibc.lstat", "lstat()", "wrapper", body_glibc_lstat, T_SYMLINK, 0, 0, 0, 0, "main"),
 	ROW("glibc.fstat", "fstat()", "wrapper", body_glibc_fstat, T_FD, 0, 0, 1, 0,
-	    "main fd p2"),
+	    "main fd fdpath mixfig p2"),
 
 	DEPTH("stat", "newfstatat(path)", body_newfstatat, 0),
 	DEPTH("statx.BASIC_STATS", "statx(path)", body_statx, BASIC),

@@ -55,6 +55,9 @@
  *   --ci-ranks N       print the ranks of the interval of the median of N
  *                      samples and its coverage ("r_lo r_hi coverage"),
  *                      and exit (a test compares them with scipy's)
+ *   --list-tsv         the same for a program: one line per row of cases.c,
+ *                      name, kind, call and tags separated by tabs (a
+ *                      study's name is its row's pattern, "depth.%ld.stat")
  *
  * A study (cases.c's scaling study, tag scale) runs only when --tags or
  * --cases asks for it: a row once per parameter, a file's depth or a
@@ -1231,8 +1234,8 @@ static void usage(void)
 		"  [--quick] [--cases A,B*] [--skip A,B*] [--tags T,U] [--skip-tags T,U]\n"
 		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
-		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--mix TTY]\n"
-		"  [--nfs-mount MNT] [--afs-ops] [--stale-cmd CMD]\n");
+		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--list-tsv]\n"
+		"  [--mix TTY] [--nfs-mount MNT] [--afs-ops] [--stale-cmd CMD]\n");
 	exit(2);
 }
 
@@ -1252,6 +1255,7 @@ static void parse(int argc, char **argv, struct options *o)
 
 		if (!strcmp(a, "--quick")) { o->quick = 1; continue; }
 		if (!strcmp(a, "--list")) { o->list = 1; continue; }
+		if (!strcmp(a, "--list-tsv")) { o->list = 2; continue; }
 		if (!strcmp(a, "--allow-tcg-time")) { o->allow_tcg_time = 1; continue; }
 		if (!strcmp(a, "--afs-ops")) { o->afs_ops = 1; continue; }
 		if (!v)
@@ -1344,10 +1348,15 @@ int main(int argc, char **argv)
 	study_nfs_mount = o.nfs_mount;
 	stale_cmd = o.stale_cmd;
 	if (o.list) {
-		for (i = 0; i < bench_ncases; i++)
-			printf("%-34s %-11s %-34s %s%s\n", bench_cases[i].name, bench_cases[i].kind,
-			       bench_cases[i].call, bench_cases[i].tags,
-			       bench_cases[i].quick ? " (quick)" : "");
+		for (i = 0; i < bench_ncases; i++) {
+			const struct bench_case *bc = &bench_cases[i];
+
+			if (o.list == 2)
+				printf("%s\t%s\t%s\t%s\n", bc->name, bc->kind, bc->call, bc->tags);
+			else
+				printf("%-34s %-11s %-34s %s%s\n", bc->name, bc->kind, bc->call,
+				       bc->tags, bc->quick ? " (quick)" : "");
+		}
 		return 0;
 	}
 	check_setup(&o);

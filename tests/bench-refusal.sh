@@ -30,4 +30,8 @@ refuse 2 "an unknown option" --no-such-option
 "$B" --list | awk '{print $1}' | sort | uniq -d | grep . && { echo "duplicate case names"; fails=$((fails + 1)); }
 "$B" --list | awk '$2 !~ /^(raw|wrapper|floor|calibration)$/ {print; bad=1} END {exit bad}' ||
 	fails=$((fails + 1))
+# --list-tsv: the same rows, each its four fields (name, kind, call, tags).
+"$B" --list-tsv | awk -F'\t' 'NF != 4 {print; bad=1} END {exit bad}' || fails=$((fails + 1))
+cmp -s <("$B" --list | awk '{print $1}') <("$B" --list-tsv | cut -f1) ||
+	{ echo "--list-tsv names other rows than --list"; fails=$((fails + 1)); }
 [ "$fails" = 0 ]

@@ -96,3 +96,23 @@ def test_pairs_come_from_the_variants_and_a_missing_kernel_is_refused(tmp_path):
         import sys
         sys.argv = ["insn_diff.py", str(tmp_path)]
         insn_diff.main()
+
+
+def test_the_default_cases_are_raw_fstat_and_the_paths_tagged_fdpath(tmp_path):
+    """Without --case: raw fstat() and the cases A's harness file tags
+    fdpath, glibc's wrapper first (analysis/bases.py's order); a harness
+    file from before the tag is refused, not read as holding no path."""
+    d = kernel(tmp_path, "ours", 0, {})
+    rows = [("fstat", "raw", "fstat(fd)", ["fd"]),
+            ("fstatat.empty", "raw", 'newfstatat(fd, "", EMPTY_PATH)', ["fd", "fdpath"]),
+            ("statx.fd.null", "raw", "statx(fd, NULL, EMPTY_PATH)", ["fd", "fdpath"]),
+            ("glibc.fstat", "wrapper", "fstat()", ["fd", "fdpath"])]
+    harness = {"cases": [{"name": n, "kind": k, "call": c, "tags": t} for n, k, c, t in rows]}
+    (d / "ext4.json").write_text(json.dumps(harness))
+    assert insn_diff.default_cases(tmp_path, "ours") == \
+        ["fstat", "glibc.fstat", "fstatat.empty", "statx.fd.null"]
+    for c in harness["cases"]:
+        c["tags"] = ["fd"]
+    (d / "ext4.json").write_text(json.dumps(harness))
+    with pytest.raises(mix.MixError, match="no case tagged fdpath"):
+        insn_diff.pair(tmp_path, "ours", "ours")
