@@ -59,6 +59,8 @@ def summarize(doc):
             case["max"] = max(s)
             if c["mode"] == "cost":
                 case["samples"] = [case["median"]]
+                if "clock_samples" in case:
+                    case["clock_samples"] = [case["clock_median"]]
             cases.append(case)
         c["cases"] = cases
         out["configs"].append(c)

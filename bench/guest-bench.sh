@@ -67,6 +67,11 @@ afs                       afs    afs    -    -          0
 # run_fs LABEL FS DIR NFSMOUNT [ENV...]: one configuration; the harness
 # options in the array AFS (empty but for AFS) are added.
 AFS=()
+# Cost mode: each call's busy time beside its clock (the clock of a call
+# that waits on an RPC jumps while the guest idles; the busy time is the
+# instructions every part of the guest ran for it).
+BUSY=()
+[ "$MODE" != cost ] || BUSY=(--busy)
 run_fs() {
 	local label=$1 fs=$2 dir=$3 nfsmnt=$4
 	shift 4
@@ -74,6 +79,7 @@ run_fs() {
 	# Cases tagged local (name length: getname()'s cost, the same on every
 	# file system) run on ext4 and tmpfs, not again on every NFS one.
 	[ -n "$nfsmnt" ] && extra+=(--nfs-mount "$nfsmnt" --skip-tags local)
+	extra+=("${BUSY[@]}")
 	for e in "$@"; do extra+=(--env "$e"); done
 	mkdir -p "$dir"
 	echo "== $label: $fs on $dir ($(mount_options "$dir"))"
@@ -87,7 +93,7 @@ run_fs() {
 }
 
 # What one name costs in memory: the slab objects getname() takes (SLUB's
-# size per object, metadata included; filename_cache exists with patch 5).
+# size per object, metadata included; filename_cache exists with patch 4).
 slab=()
 for cache in names_cache filename_cache; do
 	f=/sys/kernel/slab/$cache/slab_size
@@ -97,7 +103,7 @@ done
 # The user-space calibration and the syscall floor need no file.
 "$BIN" --mode "$MODE" --variant "$VARIANT" --label floor --json "$OUTDIR/floor.json" \
 	--env "variant=$VARIANT" --env "cpu=$CPU" --env "init_on_alloc=$INIT_ON_ALLOC" \
-	"${slab[@]}" "${tcg[@]}"
+	"${slab[@]}" "${tcg[@]}" "${BUSY[@]}"
 
 # What the system call number costs: x64_sys_call()'s compare tree, read
 # from the running kernel (bench/dispatch.py).  A report input, not a case:

@@ -31,6 +31,14 @@
  *   --env KEY=VALUE    a fact about the setup, copied into the JSON
  *   --nfs-mount MNT    count NFS operations (GETATTR, ...) per call on
  *                      MNT from /proc/self/mountstats around each case
+ *   --busy             also record, per sample, the guest's busy time per
+ *                      call: the clock less the time the CPU was idle
+ *                      (tick-sched's idle and iowait time, /proc/timer_list),
+ *                      which in cost mode counts the instructions run by
+ *                      every task, interrupt and softirq of the guest
+ *                      (the caller, knfsd, rpciod, the network stack),
+ *                      without the jumps of an idle guest's clock to its
+ *                      next timer; needs one CPU online
  *   --afs-ops          count kafs's file-server calls (FetchStatus, ...)
  *                      and the callbacks it was sent, per call, from
  *                      hist triggers keyed on op on the afs:afs_make_fs_call*
@@ -106,7 +114,7 @@
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
 	const char *tags, *skip_tags, *mix, *stale_cmd;
-	int afs_ops;
+	int afs_ops, busy;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples, ci_ranks;
 	unsigned long max_files;
@@ -944,6 +952,14 @@ static void write_json(const struct options *o, const struct bench_result *r,
 			"\"ci_level\": %.17Lg", lo, hi, ranks[0], ranks[1], cover);
 		if (!strcmp(o->mode, "time") && !bc->params)
 			fprintf(f, ", \"ci_met\": %s", r[i].ci_met ? "true" : "false");
+		if (o->busy) {
+			fprintf(f, ",\n     \"busy_median\": %.3f, \"busy_samples\": [",
+				median_of(r[i].busy, r[i].nsamples));
+			for (j = 0; j < r[i].nsamples; j++)
+				fprintf(f, "%s%.3f", j ? ", " : "", r[i].busy[j]);
+			median_ci95(r[i].busy, r[i].nsamples, &lo, &hi, ranks);
+			fprintf(f, "], \"busy_ci95\": [%.3f, %.3f]", lo, hi);
+		}
 		if (bc->params) {
 			fprintf(f, ",\n     \"param\": %ld, \"per\": \"%s\", \"cold\": %s, "
 				"\"dentries_before\": %ld, \"dentries_after\": %ld,\n     "
@@ -1007,6 +1023,53 @@ static void report_line(const struct bench_result *r, unsigned int i,
 
 /* --nfs-mount, for the studies' counts around their last sample. */
 static const char *study_nfs_mount;
+/* --busy: each sample's idle time taken off its clock (busy_ns). */
+static int busy_mode;
+
+/*
+ * The time the CPU has spent idle, in ns: tick-sched's idle_sleeptime and
+ * iowait_sleeptime, as /proc/timer_list prints them.  They stop counting
+ * on any interrupt (tick_nohz_irq_enter()), so a softirq handled while
+ * the CPU idles is busy time.  Read while this task runs, so the CPU's
+ * idle periods are all closed.  One CPU only (checked at the start).
+ */
+static uint64_t idle_ns(void)
+{
+	char line[256], key[32];
+	unsigned long long v, sum = 0;
+	int seen = 0;
+	FILE *f = fopen("/proc/timer_list", "r");
+
+	if (!f)
+		die("--busy: cannot read /proc/timer_list: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " .%31[a-z_] : %llu nsecs", key, &v) == 2 &&
+		    (!strcmp(key, "idle_sleeptime") || !strcmp(key, "iowait_sleeptime"))) {
+			sum += v;
+			seen++;
+		}
+	fclose(f);
+	if (seen != 2)
+		die("--busy: /proc/timer_list gave %d of the 2 idle times of one CPU", seen);
+	return sum;
+}
+
+/* A batch's clock and the idle time within it. */
+struct batch_time {
+	double clock, idle;
+};
+
+static struct batch_time timed_batch(long (*body)(struct bench_ctx *),
+				     struct bench_ctx *c, uint64_t n)
+{
+	struct batch_time b = { 0, 0 };
+	uint64_t i0 = busy_mode ? idle_ns() : 0;
+
+	b.clock = run_batch(body, c, n);
+	if (busy_mode)
+		b.idle = idle_ns() - i0;
+	return b;
+}
 
 /*
  * Sample @s of case @r: clock ns per call, the harness's cost taken off
@@ -1018,7 +1081,8 @@ static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 		   const struct overhead *ov)
 {
 	const struct bench_case *bc = r->bc;
-	double per = bc->per_entry ? r->param : 1, base = 0, t, cpu = 0;
+	double per = bc->per_entry ? r->param : 1, cpu = 0;
+	struct batch_time base = { 0, 0 }, t;
 	int count = bc->params && study_nfs_mount && s + 1 == r->nsamples;
 	uint64_t ops0[NR_NFS_OPS], ops1[NR_NFS_OPS];
 	unsigned int k;
@@ -1029,24 +1093,28 @@ static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 	if (count)
 		read_nfs_ops(study_nfs_mount, ops0);
 	if (bc->base)
-		base = run_batch(bc->base, c, r->iters);
+		base = timed_batch(bc->base, c, r->iters);
 	if (bc->cold)
 		drop_caches();
 	if (bc->params) {
 		r->dentries_before = dentries();
 		cpu = cpu_ns();
 	}
-	t = run_batch(bc->body, c, r->iters);
+	t = timed_batch(bc->body, c, r->iters);
 	if (bc->params) {
 		cpu = cpu_ns() - cpu;
 		r->dentries_after = dentries();
-		cpu -= ov->cpu_fixed + (bc->base ? base - ov->fixed : r->iters * ov->iter);
+		cpu -= ov->cpu_fixed + (bc->base ? base.clock - ov->fixed : r->iters * ov->iter);
 		r->cpu[s] = cpu / r->iters / per;
 	}
-	if (bc->base)
-		r->samples[s] = (t - base) / r->iters / per;
-	else
-		r->samples[s] = ((t - ov->fixed) / r->iters - ov->iter) / per;
+	/* The harness's own cost off both: the loop never idles. */
+	if (bc->base) {
+		r->samples[s] = (t.clock - base.clock) / r->iters / per;
+		r->busy[s] = (t.clock - t.idle - base.clock + base.idle) / r->iters / per;
+	} else {
+		r->samples[s] = ((t.clock - ov->fixed) / r->iters - ov->iter) / per;
+		r->busy[s] = ((t.clock - t.idle - ov->fixed) / r->iters - ov->iter) / per;
+	}
 	if (count) {
 		read_nfs_ops(study_nfs_mount, ops1);
 		for (k = 0; k < NR_NFS_OPS; k++)
@@ -1235,7 +1303,7 @@ static void usage(void)
 		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--list-tsv]\n"
-		"  [--mix TTY] [--nfs-mount MNT] [--afs-ops] [--stale-cmd CMD]\n");
+		"  [--mix TTY] [--nfs-mount MNT] [--afs-ops] [--busy] [--stale-cmd CMD]\n");
 	exit(2);
 }
 
@@ -1258,6 +1326,7 @@ static void parse(int argc, char **argv, struct options *o)
 		if (!strcmp(a, "--list-tsv")) { o->list = 2; continue; }
 		if (!strcmp(a, "--allow-tcg-time")) { o->allow_tcg_time = 1; continue; }
 		if (!strcmp(a, "--afs-ops")) { o->afs_ops = 1; continue; }
+		if (!strcmp(a, "--busy")) { o->busy = 1; continue; }
 		if (!v)
 			usage();
 		i++;
@@ -1346,6 +1415,12 @@ int main(int argc, char **argv)
 	}
 	time_mode = !strcmp(o.mode, "time");
 	study_nfs_mount = o.nfs_mount;
+	busy_mode = o.busy;
+	if (o.busy && sysconf(_SC_NPROCESSORS_ONLN) != 1)
+		die("--busy needs one CPU online (the idle time of the others would not be "
+		    "closed while this task reads it): %ld are", sysconf(_SC_NPROCESSORS_ONLN));
+	if (o.busy)
+		idle_ns();
 	stale_cmd = o.stale_cmd;
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++) {
@@ -1411,7 +1486,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		res[i].samples = calloc(o.max_samples, sizeof(double));
 		res[i].cpu = calloc(o.samples, sizeof(double));
-		if (!res[i].samples || !res[i].cpu)
+		res[i].busy = calloc(o.max_samples, sizeof(double));
+		if (!res[i].samples || !res[i].cpu || !res[i].busy)
 			die("out of memory");
 		ctx[i].cwd = ctx[i].fd = ctx[i].opath_fd = -1;
 		/* A study is set up just before its samples (run_case). */

@@ -98,6 +98,7 @@ struct bench_result {
 	double afs_ops[8];	/* kafs's file-server calls (and callbacks) per call */
 	size_t name_len;	/* the name the call passes, NUL not counted */
 	double *cpu;		/* a study's CPU time per call (see harness.c) */
+	double *busy;		/* --busy: busy time per call (see harness.c) */
 	long dentries_before;	/* a study's dcache size around its last sample */
 	long dentries_after;
 };

@@ -128,6 +128,22 @@ def quick(doc, drift):
             for x in c["cases"]:
                 if "nfs_ops_per_call" not in x:
                     bad.append(f"{c['label']} {x['name']}: no NFS op counts")
+        # Cost mode: every case's figure is its busy time (merge.py), and
+        # where nothing idles (a local file system) the busy time and the
+        # clock count the same instructions: exactly equal, sample for
+        # sample.  On NFS the clock may only be longer (its idle jumps).
+        for x in c["cases"]:
+            if c["mode"] != "cost":
+                continue
+            if "clock_median" not in x:
+                bad.append(f"{c['variant']} {c['label']} {x['name']}: no busy time (--busy)")
+            elif c["fs"] in ("ext4", "tmpfs") or not c["fs"]:
+                if x["clock_samples"] != x["samples"]:
+                    bad.append(f"{c['variant']} {c['label']} {x['name']}: busy {x['samples']} "
+                               f"is not the clock {x['clock_samples']} on a local file system")
+            elif x["clock_median"] < x["median"] - 1:
+                bad.append(f"{c['variant']} {c['label']} {x['name']}: busy {x['median']} "
+                           f"above the clock {x['clock_median']}")
         for x in c["cases"]:
             expect_fail = ((c["variant"] == "stock" and x["name"] in ("statx.fd.null", "fstatat.null"))
                            or x["name"].startswith("nosys."))
