@@ -82,22 +82,9 @@ tree) echo "$TREE"; exit 0 ;;
 src) echo "$PRISTINE"; exit 0 ;;
 esac
 
-# The patch list: the series file's entries, then the variant's extras.
-patch_list() {
-	if [ -n "$SERIES" ]; then
-		local dir
-		dir=$(dirname "$ROOT/$SERIES")
-		[ -f "$ROOT/$SERIES" ] || die "$SERIES missing"
-		sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/$SERIES" |
-			head -n "${SERIES_UPTO:-1000000}" |
-			while read -r p; do echo "$dir/$p"; done
-	fi
-	for p in $EXTRA_PATCHES; do echo "$ROOT/$p"; done
-}
+# shellcheck source=vm/tree-lib.sh
+. "$ROOT/vm/tree-lib.sh"
 mapfile -t PATCHES < <(patch_list)
-# What a patch changes, without its message: rewording a commit message
-# (to record new measurements, say) rebuilds nothing.
-patch_body() { sed -n '/^diff --git /,$p' "$1"; }
 for p in "${PATCHES[@]}"; do
 	[ -f "$p" ] || die "patch ${p#"$ROOT"/} (named by the series) is missing"
 done
@@ -174,37 +161,16 @@ cd "$TREE"
 mkdir -p .statx-applied
 
 # --- stage: patches --------------------------------------------------------
-# .statx-applied/NNNN.patch are copies of what is applied, in order, so a
-# tree can be taken back to its source even after the series was edited.
-mapfile -t APPLIED < <(find .statx-applied -name '*.patch' | sort)
-keep=0
-while [ $keep -lt ${#APPLIED[@]} ] && [ $keep -lt ${#PATCHES[@]} ] &&
-	cmp -s <(patch_body "${APPLIED[$keep]}") <(patch_body "${PATCHES[$keep]}"); do
-	keep=$((keep + 1))
-done
+keep=$(applied_prefix "${PATCHES[@]}")
 if [ -n "${KSRC:-}" ]; then
 	keep=0 # resync with the maintainer's tree under our patches
 fi
-for ((i = ${#APPLIED[@]} - 1; i >= keep; i--)); do
-	stage "reverting $(sed -n 's/^Subject: //p' "${APPLIED[$i]}" | head -1)"
-	patch -p1 -R -s --batch <"${APPLIED[$i]}" >/dev/null ||
-		die "cannot revert ${APPLIED[$i]} in $TREE: remove that tree"
-	rm -f "${APPLIED[$i]}"
-done
+revert_applied "$keep"
 if [ -n "${KSRC:-}" ]; then
 	stage "syncing from KSRC (changed files only)"
 	rsync -rl --checksum --exclude=.git --exclude='.statx-*' "$PRISTINE/" ./
 fi
-for ((i = keep; i < ${#PATCHES[@]}; i++)); do
-	p=${PATCHES[$i]}
-	stage "applying ${p#"$ROOT"/}"
-	if ! patch -p1 --dry-run -s --batch <"$p" >"$KCACHE/patch.log" 2>&1; then
-		cat "$KCACHE/patch.log" >&2
-		die "patch ${p#"$ROOT"/} does not apply (patch $((i + 1)) of ${#PATCHES[@]})"
-	fi
-	patch -p1 -s --batch <"$p" >/dev/null
-	cp "$p" "$(printf '.statx-applied/%04d.patch' "$i")"
-done
+apply_from "$keep" "${PATCHES[@]}"
 
 # --- stage: config ---------------------------------------------------------
 stage "configuring: Debian cloud-amd64, modules dropped, + $FRAGMENTS"
