@@ -111,7 +111,9 @@ inputs_hash() {
 	{
 		echo "recipe $RECIPE src $srcid variant $VARIANT"
 		if [ -n "${KSRC:-}" ]; then
-			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null && git status --porcelain 2>/dev/null) || true
+			# GIT_OPTIONAL_LOCKS=0: git status leaves KSRC's index alone.
+			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null &&
+				GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null) || true
 		fi
 		# Contents only: the same inputs in another clone are the same.
 		sha256sum <"$DEBCONFIG"
