@@ -13,6 +13,10 @@ CMD ?= uname -r
 export SXS_CMD := $(value CMD)
 TIMEOUT ?= 600
 APPEND ?=
+# make vm-run: its run directory (empty: vm/run.sh's own under
+# results/vm-run/), and BOOT_ONLY=1 to boot only what is built.
+OUT ?=
+BOOT_ONLY ?= 0
 QUICK ?= 0
 # Traces and the probe study are part of a full run; QUICK=1 leaves them
 # out unless TRACE=1 is given.
@@ -59,9 +63,23 @@ kernels: deps
 	@for v in $(MEASURED) $(OTHER_MEASURED); do vm/kbuild.sh "$$v" || exit; done
 	@$(if $(filter 1,$(QUICK)),true,vm/kbuild.sh afs && vm/kbuild.sh afs0)
 
-## make vm-run VARIANT=v MODE=cost|time CMD='...'   run CMD in a guest
-vm-run: kernel bench-bin
-	@vm/run.sh -v $(VARIANT) -m $(MODE) -t $(TIMEOUT) $(if $(APPEND),-a "$(APPEND)") -- "$$SXS_CMD"
+## make vm-run VARIANT=v MODE=cost|check|time CMD='...'   run CMD in a guest
+##   [OUT=dir]                the run directory (console.log, output, status;
+##                            the guest's $IO), relative to the repository;
+##                            default: a new one under results/vm-run/
+##   [BOOT_ONLY=1]            build no kernel: a missing or stale one is
+##                            refused in one line (vm/kbuild.sh --check)
+##                            A CMD that names a host file the guest cannot
+##                            see (under /tmp, /root, /run, ...) is refused
+VM_RUN = vm/run.sh $(if $(filter 1,$(BOOT_ONLY)),-b) -v $(VARIANT) -m $(MODE) -t $(TIMEOUT) \
+	$(if $(APPEND),-a "$(APPEND)") $(if $(OUT),-o "$(OUT)")
+# vm/run.sh -n first: a bad mode or command, or with BOOT_ONLY=1 a missing
+# or stale kernel, is refused before anything is built.
+vm-run: deps
+	@$(VM_RUN) -n -- "$$SXS_CMD"
+	@$(if $(filter 1,$(BOOT_ONLY)),true,vm/kbuild.sh $(VARIANT))
+	@$(MAKE) -s bench-bin
+	@$(VM_RUN) -- "$$SXS_CMD"
 
 bench-bin: deps
 	@$(MAKE) -s -C bench

@@ -60,12 +60,20 @@ patches() {
 		tests/check-patches.sh afs-6.12
 }
 
+# up_to_date VARIANT...: vm/kbuild.sh --check passes on each.
+up_to_date() {
+	local v
+	for v in "$@"; do vm/kbuild.sh --check "$v" || return; done
+}
+
 kernels() {
 	step kernels
 	for v in stock patched debug; do
 		check "kernel $v builds" vm/kbuild.sh "$v"
 	done
 	check "kernel: make kernel with nothing to do rebuilds nothing" tests/kernel-noop.sh
+	check "kernel: vm/kbuild.sh --check finds stock, patched and debug, just built, up to date" \
+		up_to_date stock patched debug
 	check "tests/guest builds against the tree's kselftest_harness.h" \
 		make -s -B -C tests/guest KSELFTEST="$(tests/kselftest-dir.sh)"
 	check "make: a bad argument to any target is one clear line and a failure, no traceback" \

@@ -5,6 +5,10 @@
 #        vm/kbuild.sh --dir VARIANT    print where VARIANT's kernel lives
 #        vm/kbuild.sh --src VARIANT    print the unpatched source tree
 #        vm/kbuild.sh --tree VARIANT   print VARIANT's built tree
+#        vm/kbuild.sh --check VARIANT  exit 0 if VARIANT's kernel is built
+#                                      and up to date, else 1 with a line
+#                                      saying whether it is missing or
+#                                      stale; builds nothing, takes no lock
 #        vm/kbuild.sh --objs VARIANT OBJ...
 #                                      patch and configure VARIANT's tree
 #                                      and build only OBJ (fs/stat.o ...):
@@ -39,12 +43,12 @@ die() { printf '[kernel %s] error: %s\n' "${VARIANT:-?}" "$*" >&2; exit 1; }
 
 mode=build
 case ${1:-} in
---dir | --src | --tree | --objs)
+--dir | --src | --tree | --objs | --check)
 	mode=${1#--}
 	shift
 	;;
 esac
-VARIANT=${1:?usage: kbuild.sh [--dir|--src|--tree|--objs] VARIANT [OBJ...]}
+VARIANT=${1:?usage: kbuild.sh [--dir|--src|--tree|--objs|--check] VARIANT [OBJ...]}
 shift
 OBJS=("$@")
 if [ "$mode" = objs ] && [ ${#OBJS[@]} -eq 0 ]; then
@@ -94,7 +98,9 @@ inputs_hash() {
 	{
 		echo "recipe $RECIPE src $srcid variant $VARIANT"
 		if [ -n "${KSRC:-}" ]; then
-			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null && git status --porcelain 2>/dev/null) || true
+			# GIT_OPTIONAL_LOCKS=0: git status leaves KSRC's index alone.
+			(cd "$KSRC" && git rev-parse HEAD 2>/dev/null &&
+				GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null) || true
 		fi
 		# Contents only: the same inputs in another clone are the same.
 		sha256sum <"$DEBCONFIG"
@@ -103,9 +109,19 @@ inputs_hash() {
 	} | sha256sum | cut -c1-16
 }
 want=$(inputs_hash)
-if [ "$mode" = build ] && [ -f "$OUT/bzImage" ] && [ "$(cat "$OUT/inputs" 2>/dev/null)" = "$want" ]; then
+have=$(cat "$OUT/inputs" 2>/dev/null || echo none)
+if [ "$mode" != objs ] && [ -f "$OUT/bzImage" ] && [ "$have" = "$want" ]; then
 	stage "up to date: $OUT/bzImage ($(cat "$OUT/release"))"
 	exit 0
+fi
+# --check stops here, before the lock and the trees.
+if [ "$mode" = check ]; then
+	if [ ! -f "$OUT/bzImage" ]; then
+		echo "[kernel $VARIANT] missing: no kernel built in $OUT ('make kernel VARIANT=$VARIANT' builds it)" >&2
+	else
+		echo "[kernel $VARIANT] stale: built from inputs $have, but the recipe, Debian config, fragments ($FRAGMENTS) and ${#PATCHES[@]} patches now hash to $want ('make kernel VARIANT=$VARIANT' rebuilds it)" >&2
+	fi
+	exit 1
 fi
 
 mkdir -p "$KCACHE/trees" "$KCACHE/kernels" "$KCACHE/src"

@@ -28,17 +28,27 @@
 #                  program that steers QEMU while the command runs
 #                  (traces/mix.py): monitor.sock, QEMU's human monitor
 #                  (log, logfile), and ctl.sock, the guest's /dev/ttyS1
+#   -b             boot only a kernel that is built and up to date
+#                  (vm/kbuild.sh --check): refuse a missing or stale one
+#   -n             check the options, the command and (with -b) the
+#                  kernel, then stop without booting (make vm-run does,
+#                  before it builds anything)
 #
 # In the guest the repository is $REPO (/mnt/repo), the run directory is
 # $IO (/mnt/io), an ext4 disk is mounted on /mnt/ext4 and a tmpfs on
-# /mnt/tmpfs.  Exit status: the command's, or 125 for a guest that hung,
-# panicked or never reported.
+# /mnt/tmpfs.  The host's root is the guest's, read-only, except /mnt and
+# the directories vm/guest-init mounts a tmpfs on (TMPFS_DIRS: /tmp, /run,
+# /root, ...): a command that names a host file there is refused (status
+# 2), since the guest would not find it.  Exit status: the command's, or
+# 125 for a kernel refused (missing, or stale with -b) or a guest that
+# hung, panicked or never reported.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KCACHE=${KCACHE:-$HOME/.cache/statx-study}
 VARIANT=patched MODE=cost APPEND='' TIMEOUT=600 RUN='' QUIET=0 STALL=0 CTL=0
-while getopts v:m:a:t:o:qsc opt; do
+BUILT=0 DRY=0
+while getopts v:m:a:t:o:qscbn opt; do
 	case $opt in
 	v) VARIANT=$OPTARG ;;
 	m) MODE=$OPTARG ;;
@@ -48,6 +58,8 @@ while getopts v:m:a:t:o:qsc opt; do
 	q) QUIET=1 ;;
 	s) STALL=1 ;;
 	c) CTL=1 ;;
+	b) BUILT=1 ;;
+	n) DRY=1 ;;
 	*) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
 done
@@ -58,10 +70,50 @@ CMD="$*"
 
 say() { printf '[vm] %s\n' "$*"; }
 fail() { printf '[vm] error: %s\n' "$*" >&2; exit 125; }
+refuse() { printf '[vm] error: %s\n' "$*" >&2; exit 2; }
 
-KDIR=$("$ROOT/vm/kbuild.sh" --dir "$VARIANT")
-[ -f "$KDIR/bzImage" ] || fail "no kernel for '$VARIANT': run 'make kernel VARIANT=$VARIANT'"
+# --- what the guest cannot see -------------------------------------------
+# The host directories the guest hides: /mnt (its own mount points) and
+# guest-init's tmpfs mounts.
+tmpfs_dirs=$(sed -n 's/^TMPFS_DIRS="\(.*\)"$/\1/p' "$ROOT/vm/guest-init")
+[ -n "$tmpfs_dirs" ] || fail "no TMPFS_DIRS line in vm/guest-init"
+HIDDEN="/mnt $tmpfs_dirs"
+# hidden_in WORD: the hidden directory that holds the existing host file a
+# word of the command names, if any.  A word names a path when it starts
+# with / after quotes, a redirection or NAME=; the path's name as typed and
+# with the host's symbolic links followed (/var/run is /run) both count.
+# A file the command itself makes in the guest's /tmp does not exist here
+# and passes, and so does a hidden directory named alone (cd /tmp).
+hidden_in() {
+	local re="^([\"']|[0-9]*[<>]+|[A-Za-z0-9_.-]*=)*(/[^\"';|&)]*)" p d
+	[[ $1 =~ $re ]] || return 1
+	p=${BASH_REMATCH[2]}
+	[ -e "$p" ] || [ -L "$p" ] || return 1
+	for d in $HIDDEN; do
+		case "$(realpath -s -m -- "$p") $(realpath -m -- "$p")" in
+		"$d"/* | *" $d"/*) echo "$d $p"; return 0 ;;
+		esac
+	done
+	return 1
+}
+read -r -d '' -a words <<<"$CMD" || true # every line's words
+for w in "${words[@]}"; do
+	hid=$(hidden_in "$w") || continue
+	d=${hid%% *} p=${hid#* }
+	where="put it under the repository (the guest's \$REPO, where the command runs) or in the run directory (\$IO)"
+	case $p in "$ROOT"/*) where="name it relative to the repository, where the command runs (\$REPO): ${p#"$ROOT"/}" ;; esac
+	refuse "the command names $p, which the guest cannot see: the guest mounts a tmpfs of its own on $d, over the host's; $where"
+done
+
 case $MODE in cost | check | time) ;; *) fail "MODE must be cost, check or time, not '$MODE'" ;; esac
+KDIR=$("$ROOT/vm/kbuild.sh" --dir "$VARIANT")
+if [ "$BUILT" = 1 ]; then
+	# One line from kbuild.sh: missing or stale, and why.
+	"$ROOT/vm/kbuild.sh" --check "$VARIANT" >/dev/null || exit 125
+elif [ "$DRY" = 0 ]; then
+	[ -f "$KDIR/bzImage" ] || fail "no kernel for '$VARIANT': run 'make kernel VARIANT=$VARIANT'"
+fi
+[ "$DRY" = 0 ] || exit 0
 
 if [ -z "$RUN" ]; then
 	RUN=$ROOT/results/vm-run/$(date +%Y%m%dT%H%M%S)-$VARIANT-$$
