@@ -343,13 +343,14 @@ def cycles_table(r, ks, doc, model, label="ext4"):
 
 
 def name_pairs(r, ks):
-    """(before, after, title): struct filename's own change on 6.1 (the
-    last partial series against the whole), and each other base's series
+    """(before, after, title): struct filename's own change on 6.1 (its
+    kernel against the one just without it), and each other base's series
     against its base."""
     out = []
-    if r.roles.last_partial and r.roles.series:
-        out.append((r.roles.last_partial, r.roles.series,
-                    f"{sr.MAIN_BASE}, patch 5 ({r.roles.last_partial} → {r.roles.series})"))
+    fn = sr.patch_number("filename")
+    k0, k1 = sr.with_patches(r.roles, fn - 1), sr.with_patches(r.roles, fn)
+    if k0 and k1:
+        out.append((k0, k1, f"{sr.MAIN_BASE}, patch {fn} ({k0} → {k1})"))
     out += [(k0, k1, f"{b}, {k0} → {k1}") for b, k0, k1 in ks[1:]]
     return out
 

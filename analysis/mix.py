@@ -485,20 +485,21 @@ def call_number(doc, name):
 
 
 def byte_read(r, doc=None, v1=None, model=None):
-    """Patch 3's read of the name's first byte, series v1
-    (user_access_begin(): stac, lfence, load, clac, in line) against v2
-    (get_user(): a call to __get_user_1, a mask, stac, load, clac), each on
-    its patches 1-3 kernel: instructions, fences, stac/clac, and modeled
-    cycles.  fstat and statx(fd, NULL) read no byte: the change the rest of
-    the series made to them is the control."""
+    """The read of the name's first byte, series v1 (patch 3 there:
+    user_access_begin(): stac, lfence, load, clac, in line) against the
+    series now (the "" patch: get_user(): a call to __get_user_1, a mask,
+    stac, load, clac), each on the kernel that stops with it:
+    instructions, fences, stac/clac, and modeled cycles.  fstat and
+    statx(fd, NULL) read no byte: the change the rest of the series made to
+    them (v1 had its events first) is the control."""
     doc = doc if doc is not None else load_mix()
     v1 = v1 if v1 is not None else load_mix(MIX_V1_FILE)
     part = None
     if doc is not None:
-        part = next((p for p in r.roles.partials
-                     if r.roles.patches[p] == 3 and p in doc["variants"]), None)
+        part = sr.with_patches(r.roles, sr.patch_number("empty"))
+        part = part if part in doc["variants"] else None
     if doc is None or v1 is None or part is None:
-        return "No mix of both versions of patch 3 (analysis/reference/mix-v1.json).\n"
+        return "No mix of both versions of the byte read (analysis/reference/mix-v1.json).\n"
     model = model or cycles.load()
     cores = [c for c in REPORT_CORES if c in model["cores"]]
     rows = []
@@ -526,7 +527,7 @@ def byte_read(r, doc=None, v1=None, model=None):
         return "No case in both mixes.\n"
     head = ["case (ext4)", "instructions", "change", "lfence", "stac+clac", "calls"]
     head += [f"{model['cores'][c]['short']} cycles (modeled)" for c in cores]
-    # What v2's descriptor paths add to raw fstat, function by function, and
+    # What the descriptor paths now add to raw fstat, function by function, and
     # the same in modeled cycles: the fd-path target's mechanism.
     extra = []
     fst = _get(doc, (part, "fstat"))
@@ -546,15 +547,16 @@ def byte_read(r, doc=None, v1=None, model=None):
         extra.append(f"- {part} `{case}` against `fstat`: {fmt(m['total'] - fst['total'])} "
                      f"instructions more ({pct(m['total'], fst['total'])}; modeled cycles "
                      f"{cyc}), by function: {words}.")
-    return ("Patch 3 reads the name's first byte.  Series v1 did it in line with "
-            "`user_access_begin()` and `unsafe_get_user()`; v2 calls `get_user()`, as "
-            f"upstream does.  Each on its patches 1-3 kernel (v1: series3 of "
-            "analysis/reference/mix-v1.json; v2: "
-            f"{part}), one call's stream from QEMU's log, weighed by the model "
+    k = sr.patch_number("empty")
+    return (f"Patch {k} reads the name's first byte.  Series v1 did it in line with "
+            "`user_access_begin()` and `unsafe_get_user()` (its patch 3, after its events); "
+            "the series now calls `get_user()`, as upstream does.  Each on the kernel that "
+            "stops with it (v1: series3 of analysis/reference/mix-v1.json; now: "
+            f"{part}, patches 1-{k}), one call's stream from QEMU's log, weighed by the model "
             f"({UNSEEN_SHORT}; without Debian's mitigations, which v1's mix cannot "
             "place: it keeps no kernel-only counts); `fstat` and `statx.fd.null` read no "
             "byte and show what "
-            "the rest of v2 changed:\n\n" + md_table(head, rows)
+            "the rest of the series changed:\n\n" + md_table(head, rows)
             + ("\n\n" + "\n".join(extra) if extra else ""))
 
 

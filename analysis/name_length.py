@@ -37,11 +37,12 @@ def lengths(doc):
 
 
 def drawn(doc):
-    """The kernels the figure draws: the base, patch 5's baseline (the
-    last partial series), the whole series, and each other base's two
+    """The kernels the figure draws: the base, the struct filename patch's
+    kernels before and with it, the whole series, and each other base's two
     (6.12); the other prefixes leave names alone and would only crowd it."""
     ro = sr.roles(doc)
-    keep = [ro.base, ro.last_partial, ro.series] + [
+    fn = sr.patch_number("filename")
+    keep = [ro.base, sr.with_patches(ro, fn - 1), sr.with_patches(ro, fn), ro.series] + [
         k for pair in sr.other_bases(doc).values() for k in pair]
     return {k for k in keep if k}
 
@@ -100,18 +101,23 @@ def figures(doc, outdir):
 # --- its section of REPORT.md -------------------------------------------------
 
 # (name between REPORT.md's generated markers, title in a run's own report)
-SECTION = ("filename", "Patch 5: a small struct filename")
+SECTION = ("filename", f"Patch {sr.patch_number('filename')}: a small struct filename")
 
 
 def section(r, suffixes=("", f" [{IOA0}]")):
-    """Patch 5: struct filename in a small object."""
+    """The struct filename patch: its kernel against the one just without
+    it (the patch alone) and against the base; the targets on the whole
+    series."""
     out = []
     ro = r.roles
-    have3 = ro.last_partial is not None
-    if not ro.base or not ro.series:
+    fn = sr.patch_number("filename")
+    before, with_ = sr.with_patches(ro, fn - 1), sr.with_patches(ro, fn) or ro.series
+    have3 = before is not None
+    if not ro.base or not ro.series or not with_:
         return "No base kernel and whole series in these results.\n"
     for suffix in suffixes:
-        s, p3, p = ro.base + suffix, (ro.last_partial or "") + suffix, ro.series + suffix
+        s, p3, p = ro.base + suffix, (before or "") + suffix, with_ + suffix
+        whole = ro.series + suffix
         if s not in r.boots or p not in r.boots or all(
                 r.v(s, "ext4", n) is None for n in sr.tagged(r.doc, "local")):
             continue
@@ -130,11 +136,10 @@ def section(r, suffixes=("", f" [{IOA0}]")):
             rows.append(row)
             if (vals[-1] - vals[0]) / vals[0] > tg.NO_CASE_SLOWER:
                 slower.append(f"`{name}` {pct(vals[-1], vals[0])}")
-        last = ro.patches[ro.series]
-        head = (["case"] + cols + ([f"patch {last} alone"] if have3 else []) +
-                [f"series vs {ro.base}"])
+        head = (["case"] + cols + ([f"patch {fn} alone"] if have3 else []) +
+                [f"{with_} vs {ro.base}"])
         out += [f"ext4, {'Debian default' if not suffix else IOA0}:", "", md_table(head, rows), ""]
-        a, b = r.v(s, "ext4", "stat"), r.v(p, "ext4", "stat")
+        a, b = r.v(s, "ext4", "stat"), r.v(whole, "ext4", "stat")
         checks = [f"`stat` by path costs {b / a * 100:.1f}% of {ro.base} "
                   f"(target ≤ {tg.pct(tg.STAT_BY_PATH_AT_MOST)} on Debian's default: "
                   f"{'met' if b / a <= tg.STAT_BY_PATH_AT_MOST else '**not met**'})" if not suffix else
@@ -150,7 +155,7 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         out.append("Memory per name (SLUB's object size as the guest reports it, "
                    "/sys/kernel/slab/*/slab_size): " +
                    "; ".join(f"{k.replace('slab_', '')} {v} bytes" for k, v in mem if v) +
-                   ". Stock takes one names_cache object per name; patch 5 one filename_cache "
+                   f". Stock takes one names_cache object per name; patch {fn} one filename_cache "
                    "object, plus a names_cache object for a name of 160 bytes or more.")
     return "\n".join(out).rstrip() or "No name-length cases in this run (QUICK)."
 

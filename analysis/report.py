@@ -305,7 +305,7 @@ def sec_findings(r):
     n = {b: r.v(b, "ext4", "stat") for b in (base, series, f"{base} [{IOA0}]")}
     n160 = {b: r.case(b, "ext4", "stat.name160") for b in (base, series)}
     if n[base] and n[series] and p == series:
-        line = (f"- **A small struct filename (patch {r.roles.patches[series]}) halves stat() by "
+        line = (f"- **A small struct filename (patch {sr.patch_number('filename')}) halves stat() by "
                 f"name.** stat() by path "
                 f"costs {fmt(n[series])} with the whole series against {fmt(n[base])} on "
                 f"{base} ({n[series] / n[base] * 100:.1f}%; {base} with {IOA0}: "

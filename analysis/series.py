@@ -89,13 +89,14 @@ SECTION = ("series", "The patch series")
 
 
 def section(r, suffixes=("", f" [{IOA0}]")):
-    """The series before its struct filename patch, on the last partial
-    series when the run has it (the last patch changes every call by name,
-    so the whole series cannot show the others' effect); patch 1's events
-    on its own kernel (series1) when there is one."""
+    """The series before its struct filename patch, on the partial series
+    that stops just before it when the run has it (that patch changes every
+    call by name, so a kernel with it cannot show the others' effect); the
+    events' patch against the kernel without it."""
     out = []
     ro = r.roles
-    p3 = ro.last_partial or ro.series
+    fn = sr.patch_number("filename")
+    p3 = (sr.with_patches(ro, fn - 1) if fn else None) or ro.last_partial or ro.series
     if not ro.base or not p3:
         return "No base kernel and series in these results.\n"
     for suffix in suffixes:
@@ -121,20 +122,19 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         def met(ok):
             return "met" if ok else "**not met**"
 
-        # Patch 1 on its own kernel when the run has it (series1), else on
-        # the partial series the table reads.
-        ev = next((v for v in ro.partials if ro.patches[v] == 1), p3)
-        evname = "patch 1" if ro.patches[ev] == 1 else f"patches 1-{ro.patches[ev]}"
-        # Patch 1's cases (tag p1), those by path first.
-        for name in sorted(sr.tagged(r.doc, "p1"),
+        # The events' patch against the kernel just without it, on the
+        # cases tagged with it (pN), those by path first.
+        k = sr.patch_number("events")
+        ev, ev0 = sr.with_patches(ro, k), sr.with_patches(ro, k - 1) if k else None
+        for name in sorted(sr.tagged(r.doc, f"p{k}") if ev and ev0 else [],
                            key=lambda n: "fd" in sr.case_info(r.doc, n)["tags"]):
-            a, b = r.v(s, "ext4", name), r.v(ev + suffix, "ext4", name)
+            a, b = r.v(ev0 + suffix, "ext4", name), r.v(ev + suffix, "ext4", name)
             if a and b:
-                checks.append(f"{evname} ({ev}), events compiled in and "
+                checks.append(f"patch {k} ({ev0} → {ev}), events compiled in and "
                               "disabled: "
                               f"`{name}` {b - a:+,.0f} "
-                              f"({pct(b, a)}; target ≤ +{tg.pct(tg.EVENTS_OFF_OVERHEAD)}: "
-                              f"{met((b - a) / a <= tg.EVENTS_OFF_OVERHEAD)})")
+                              f"({pct(b, a)}; target ≤ +{tg.EVENTS_OFF_INSTRUCTIONS} "
+                              f"instructions: {met(b - a <= tg.EVENTS_OFF_INSTRUCTIONS)})")
         if fst and r.v(p, "ext4", "fstatat.empty"):
             e = r.v(p, "ext4", "fstatat.empty")
             checks.append(f"{p3} `fstatat.empty` (glibc's fstat) is {pct(e, fst)} "

@@ -142,6 +142,40 @@ def other_bases(boots_or_doc):
     return out
 
 
+PATCHES = pathlib.Path(__file__).resolve().parent.parent / "patches"
+
+# What a patch of a base's series does, as the analysis asks for it: the
+# words of its subject, as its format-patch file name spells them.  The
+# one place that knows which patch is which; every section asks it for a
+# patch's number instead of counting on the series' order.
+PATCH_KINDS = {
+    "null": "let-statx-take-a-NULL-name",
+    "empty": "stat-an-empty-name",
+    "wide": "with-AT_EMPTY_PATH-and-other-flags",
+    "filename": "keep-struct-filename-in-a-small-object",
+    "events": "add-tracepoints-for-getattr",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def patch_number(kind, base=MAIN_BASE):
+    """The number, in BASE's series, of the patch that does KIND
+    (PATCH_KINDS), or None where that series has no such patch."""
+    d = PATCHES if base == MAIN_BASE else PATCHES / base
+    names = [x.strip() for x in (d / "series").read_text().splitlines()
+             if x.strip() and not x.startswith("#")]
+    hits = [k for k, n in enumerate(names, 1) if PATCH_KINDS[kind] in n]
+    if len(hits) > 1:
+        raise ValueError(f"{d}/series: {len(hits)} patches match '{kind}'")
+    return hits[0] if hits else None
+
+
+def with_patches(ro, k):
+    """The kernel of roles() RO that carries the first K patches of the
+    series (the base for 0), or None where the run has none."""
+    return next((v for v in ro.measured if ro.patches.get(v) == k), None)
+
+
 def _rank(variant):
     role, k = variant_roles().get(variant, ("study", 0))
     return ({"base": 0, "partial": 1, "series": 2, "other": 3}.get(role, 4), k)

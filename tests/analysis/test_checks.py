@@ -116,6 +116,14 @@ def quick_doc():
             configs.append(make_config(v, label, [make_case("stat", 90000.0, getattr_=1.0)]))
     per = {"5": {"instructions": 19, "handler": "a"}, "262": {"instructions": 26, "handler": "b"},
            "134": {"instructions": 20, "handler": "ni"}, "174": {"instructions": 18, "handler": "ni"}}
+    # Cost mode's busy time (merge.py): the clock's own where nothing idles,
+    # a longer clock on NFS.
+    for c in configs:
+        for x in c["cases"]:
+            nfs = c["label"].startswith("nfs")
+            x.update(clock_median=x["median"] * (2 if nfs else 1),
+                     clock_samples=[v * (2 if nfs else 1) for v in x["samples"]],
+                     clock_ci95=[v * (2 if nfs else 1) for v in x["ci95"]])
     return {"schema": 1, "run_id": "quick", "mode": "cost", "configs": configs,
             "dispatch": {"stock": {"per_nr": per}, "patched": {"per_nr": copy.deepcopy(per)}}}
 
@@ -137,6 +145,10 @@ def test_quick():
     (lambda doc, d: doc["dispatch"]["patched"]["per_nr"]["134"].update(instructions=30),
      "dispatch count"),
     (lambda doc, d: d["cases"].pop(), "does not place"),
+    (lambda doc, d: doc["configs"][2]["cases"][0].pop("clock_median"), "no busy time"),
+    (lambda doc, d: doc["configs"][2]["cases"][0].update(clock_samples=[1.0] * 5),
+     "is not the clock"),
+    (lambda doc, d: doc["configs"][4]["cases"][0].update(clock_median=10.0), "above the clock"),
 ])
 def test_quick_catches(breakage, why):
     doc = quick_doc()
@@ -214,6 +226,24 @@ def _behaviour():
     fast = {c: call(0, ["SYSCALL"]) for c in ("fstat", "fstatat_empty", "fstatat_null",
                                              "statx_empty", "statx_null")}
     patched_audit = {**fast, "stat_path": call(0, lookup), "statx_path": call(0, lookup)}
+    # AT_FDCWD: "" looked up on both; NULL refused by stock, looked up as
+    # "" by the series.
+    for c in ("cwd_fstatat_empty", "cwd_statx_empty"):
+        stock_audit[c] = call(0, lookup)
+        patched_audit[c] = call(0, lookup)
+    for c in ("cwd_fstatat_null", "cwd_statx_null"):
+        stock_audit[c] = call(-1, ["SYSCALL"], "EFAULT")
+        patched_audit[c] = call(0, lookup)
+
+    def cwd(null_ok):
+        def one(ret, errno, g, l):
+            return {"ret": ret, "errno": errno, "ino": 0, "getattr": g, "lookup": l}
+        rows = {}
+        for c in ("cwd_fstatat_empty", "cwd_statx_empty", "cwd_fstatat_null", "cwd_statx_null"):
+            ok = null_ok or "null" not in c
+            rows[c] = {"before": one(0 if ok else -1, "0" if ok else "EFAULT", 1 if ok else 0, 0),
+                       "after": one(-1, "ESTALE" if ok else "EFAULT", 2 if ok else 0, 1 if ok else 0)}
+        return {"nfs3.actimeo0": rows}
 
     def res(ret, errno, ino):
         return {"ret": ret, "errno": errno, "ino": ino, "size": 4}
@@ -223,8 +253,9 @@ def _behaviour():
                  for c in ("fstat", "fstatat_empty", "fstatat_null", "statx_empty", "statx_null")}
         calls["stat_path"] = {"before": res(0, "0", 15), "after": res(0, "0", 16)}
         return {"nfs3.actimeo0": {"calls": calls, "server": {"ino": 16, "size": 24}}}
-    return {"stock": {"audit": stock_audit, "nfs": nfs(res(-1, "ESTALE", 0))},
-            "patched": {"audit": patched_audit, "nfs": nfs(res(-1, "ESTALE", 0))}}
+    return {"stock": {"audit": stock_audit, "nfs": nfs(res(-1, "ESTALE", 0)), "cwd": cwd(False)},
+            "patched": {"audit": patched_audit, "nfs": nfs(res(-1, "ESTALE", 0)),
+                        "cwd": cwd(True)}}
 
 
 def test_behaviour():
@@ -239,7 +270,15 @@ def test_behaviour():
                 after={"ret": 0, "errno": "0", "ino": 15, "size": 4}), "fstat"),
             (lambda d: d["stock"]["nfs"]["nfs3.actimeo0"]["calls"]["stat_path"]["after"].update(
                 ino=15), "stat(path) after"),
-            (lambda d: d.pop("stock"), "want the base")):
+            (lambda d: d.pop("stock"), "want the base"),
+            # series v2: "" with AT_FDCWD took the descriptor path
+            (lambda d: d["patched"]["audit"]["cwd_statx_empty"].update(records={"SYSCALL": 1}),
+             "cwd_statx_empty returned 0 with records"),
+            (lambda d: d["patched"]["audit"]["cwd_fstatat_null"].update(ret=-1, errno="EFAULT"),
+             "cwd_fstatat_null returned -1"),
+            (lambda d: d["patched"]["cwd"]["nfs3.actimeo0"]["cwd_statx_null"]["after"].update(
+                getattr=1), "cwd_statx_null"),
+            (lambda d: d["stock"].pop("cwd"), "no run with the working directory")):
         d = _behaviour()
         change(d)
         bad = checks.behaviour(d)[1]
