@@ -2,8 +2,8 @@
 # run.sh - everything `make test` (and so CI) checks, as named steps.
 #
 # Usage: tests/run.sh [STEP...]   (default: all steps, in order)
-# Steps: lint kernels patches boot clock soak afs names traces bench gate
-#        analysis
+# Steps: lint kernels patches kunit boot clock soak afs overlay names traces
+#        bench gate analysis
 # The behaviour suites boot in check mode (vm/run.sh -m check): a guest
 # timeout there is a real one (tests/clock-stall.sh says why).
 # Prints one line per check and ends with "N passed, N failed".
@@ -116,6 +116,26 @@ soak() {
 		"$LOG/soak/patched/1/conformance.tap"
 }
 
+# The series' KUnit test of struct filename, in each base's UML build
+# (vm/uml.sh: a source copy and a build directory of their own per base,
+# shared with the UML timing suite).
+kunit() {
+	step kunit
+	check "kunit: the struct filename test (patch 4) passes every case as UML, on 6.1's and 6.12's series" \
+		tests/kunit.sh patched patched-6.12
+}
+
+# The result events' (dev, ino) on a stacked filesystem: the overlay
+# variant (the series with overlayfs, from the built base tree).
+overlay() {
+	step overlay
+	check "kernel overlay builds (the whole series with overlayfs)" vm/kbuild.sh overlay
+	vm "overlay: both result events of a statx() of a lower-layer file carry the (dev, ino) stat() reports" \
+		overlay overlay "build/statx_series_test -t overlay_result_events_join"
+	check "overlay: the test ran on the overlay, not skipped" \
+		grep -q '^ok [0-9]* global.overlay_result_events_join$' "$LOG/vm/overlay/output"
+}
+
 # The guest's OpenAFS cell (vm/afs-lib.sh) on the afs variant, whose
 # tree starts as a copy of the built base tree (vm/kbuild.sh).
 afs() {
@@ -179,7 +199,7 @@ analysis() {
 	check "REPORT.md is under 800 lines" test "$(wc -l <REPORT.md)" -lt 800
 }
 
-ALL=(lint kernels patches boot clock soak afs names traces bench gate analysis)
+ALL=(lint kernels patches kunit boot clock soak afs overlay names traces bench gate analysis)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=("${ALL[@]}")
 for s in "${steps[@]}"; do
