@@ -90,11 +90,9 @@ add_job() {
 
 # The scaling study and the real clients run on one kernel: the whole series.
 sv=${*: -1}
-lastpart=
 for v in "$@"; do
 	role=$("$ROOT/vm/variants.sh" role "$v")
 	[ "$role" = series ] && sv=$v
-	[ "$role" = partial ] && lastpart=$v
 done
 tcg=ALLOW_TCG_TIME=${ALLOW_TCG_TIME:-0}
 
@@ -110,10 +108,9 @@ for v in "$@"; do
 			"$tcg bench/guest-bench.sh /mnt/io/raw $v $MODE $QUICK"
 	fi
 	# The headline calls' instruction mix (traces/mix.py: QEMU's exec log
-	# of one call, beside cost mode's count of the same boot), on the base,
-	# the last partial series (the fast paths before the struct filename
-	# patch) and the whole series.
-	if [ "$TRACE" = 1 ] && { [ "$role" != partial ] || [ "$v" = "$lastpart" ]; }; then
+	# of one call, beside cost mode's count of the same boot), on every
+	# kernel: each patch's message weighs its own pair of kernels.
+	if [ "$TRACE" = 1 ]; then
 		add_job 90 "mix $v" mix "$v" "" 1800 "$RUNDIR/mix/$v" ""
 	fi
 	# Traces for the kernels users compare: the base and the whole series.
