@@ -126,7 +126,7 @@ build() {
 		case $line in
 		CONFIG_*=*)
 			opt=${line%%=*}
-			grep -rqs --include='Kconfig*' "^config ${opt#CONFIG_}\$" . && echo "$line" >>"$conf"
+			grep -rqsE --include='Kconfig*' "^(menu)?config ${opt#CONFIG_}\$" . && echo "$line" >>"$conf"
 			;;
 		esac
 	done <"$KUNITCONFIG"
