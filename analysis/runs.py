@@ -34,8 +34,11 @@ def compact(doc):
             lo, hi = x.get("ci95") or (x["median"], x["median"])
             cases.append([sr.boot_name(c), c["label"], x["name"], x["median"], lo, hi])
     hashes = {c["variant"]: c["vm"].get("config_hash", "") for c in doc["configs"]}
+    inputs = {c["variant"]: c["vm"]["kernel_inputs"] for c in doc["configs"]
+              if c["vm"].get("kernel_inputs")}
     return {"schema": 1, "kind": "run", "run_id": doc.get("run_id", "?"), "mode": doc["mode"],
-            "config_hashes": hashes, "cases": cases}
+            "config_hashes": hashes, **({"kernel_inputs": inputs} if inputs else {}),
+            "cases": cases}
 
 
 def as_doc(run):

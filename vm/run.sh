@@ -220,6 +220,9 @@ QEMU_VERSION=$(qemu-system-x86_64 --version | head -1)
 	echo "variant=$VARIANT"
 	echo "release=$(cat "$KDIR/release")"
 	echo "config_hash=$(cat "$KDIR/config-hash")"
+	# Everything the kernel was built from, hashed (vm/kbuild.sh): two runs
+	# with the same one ran the same kernel, patches included.
+	echo "kernel_inputs=$(cat "$KDIR/inputs" 2>/dev/null)"
 	echo "mode=$MODE"
 	echo "accel=$ACCEL"
 	echo "accel_note=$ACCEL_NOTE"
