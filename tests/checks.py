@@ -446,11 +446,10 @@ def behaviour_cwd(doc, base, series):
         if (x["ret"], x["records"]) != (want["ret"], want["records"]):
             bad.append(f"{series}: {c} returned {x['ret']} with records {x['records']}; "
                        f"{base}'s {ref}: {want['ret']} with {want['records']}")
-    for k in (base, series):
-        if not doc[k].get("cwd"):
-            bad.append(f"{k}: no run with the working directory replaced on the server")
-    if bad:
-        return bad
+    missing = [f"{k}: no run with the working directory replaced on the server"
+               for k in (base, series) if not doc[k].get("cwd")]
+    if missing:
+        return bad + missing
     for mount, rows in doc[series]["cwd"].items():
         ref_rows = doc[base]["cwd"].get(mount)
         if not ref_rows:
