@@ -208,6 +208,77 @@ def beyond_noise(a, b, mode, label=""):
     return ahi < blo or bhi < alo
 
 
+def reproduced(r, a, b, label, path=None):
+    """(k, n) for the difference of case A and case B (each (boot, name))
+    of configuration LABEL: of the n runs of the same two kernels that
+    hold both (the reference and every kept run whose kernels have the
+    same inputs, analysis/reference/runs/), the k in which the two differ
+    beyond the noise (beyond_noise()) in the reference's direction.  None
+    without both cases in the reference."""
+    (ba, na), (bb, nb) = a, b
+    ca, cb = r.case(ba, label, na), r.case(bb, label, nb)
+    if not ca or not cb or ca["ret"] < 0 or cb["ret"] < 0:
+        return None
+    up = cb["median"] > ca["median"]
+    k, n = int(beyond_noise(ca, cb, r.mode, label)), 1
+    inputs = {c["variant"]: c["vm"].get("kernel_inputs") for c in r.doc["configs"]}
+    want = {boot.split(" [")[0] for boot in (ba, bb)}
+    for run in runs.kept_runs(*([path] if path else [])):
+        ki = run.get("kernel_inputs", {})
+        if run["mode"] != r.mode or any(not inputs.get(v) or ki.get(v) != inputs[v]
+                                        for v in want):
+            continue
+        t = runs.as_doc(run)
+        x, y = t.get((ba, label, na)), t.get((bb, label, nb))
+        if not x or not y:
+            continue
+        x = {**ca, **x, "samples": [x["median"]]}
+        y = {**cb, **y, "samples": [y["median"]]}
+        n += 1
+        k += beyond_noise(x, y, r.mode, label) and (y["median"] > x["median"]) == up
+    return k, n
+
+
+def noise_verdict(r, a, b, label):
+    """A difference's verdict in words, over every run of the same kernels:
+    reproduced (beyond the noise, one way, in each), inside the noise (in
+    none), or in some of them."""
+    kn = reproduced(r, a, b, label)
+    if kn is None:
+        return "–"
+    k, n = kn
+    runs_ = f"{n} run{'s' if n > 1 else ''}"
+    if k == n:
+        return f"reproduced ({runs_})" if n > 1 else "yes (1 run)"
+    if k == 0:
+        return f"no: inside the noise ({runs_})"
+    return f"in {k} of {n} runs"
+
+
+def bisected(r, label, name):
+    """Where a case's change between the base and the whole series comes
+    from, by experiment: each partial series is the series with the later
+    patches removed, so the patch whose own step (the kernel with it
+    against the one just without it) moves the case beyond the noise is
+    the one that does the work.  The patches that do, with each step's
+    change; "none" where no step does; "not bisected" where the run has
+    no partial series on this configuration."""
+    ro = r.roles
+    kernels = [k for k in ro.measured if r.case(k, label, name)]
+    if len(kernels) < 3:
+        return "not bisected"
+    steps = []
+    for k0, k1 in zip(kernels, kernels[1:]):
+        a, b = r.case(k0, label, name), r.case(k1, label, name)
+        if a["ret"] < 0 and b["ret"] >= 0:
+            steps.append(f"{ro.patches.get(k1, 0)} (works)")
+        elif a["ret"] >= 0 and b["ret"] >= 0 and beyond_noise(a, b, r.mode, label):
+            first, last = ro.patches.get(k0, 0) + 1, ro.patches.get(k1, 0)
+            which = f"{first}" if first == last else f"{first}-{last}"
+            steps.append(f"{which} ({pct(b['median'], a['median'])})")
+    return ("patch " + ", ".join(steps)) if steps else "none"
+
+
 def noise_word(a, b, mode, label=""):
     """How a finding words the difference of cases a and b: never as a
     difference when it is inside their spreads."""
@@ -254,17 +325,19 @@ def sec_headline(r):
             continue
         ioa = [r.case(f"{v} [{IOA0}]", label, name) for v in (base, new)]
         if a["ret"] < 0:
-            change, sure = f"works ({base}: {a['errno']})", "yes"
+            change, sure = f"works ({base}: {a['errno']})", "–"
         else:
             change = pct(b["median"], a["median"])
-            sure = "yes" if beyond_noise(a, b, r.mode, label) else "no: inside the noise"
+            sure = noise_verdict(r, (base, name), (new, name), label)
         ga = (b.get("nfs_ops_per_call") or {}).get("GETATTR")
         rows.append([label, f"`{name}`", b["call"], fmt(a["median"]) +
                      (f" ({a['errno']})" if a["ret"] < 0 else ""), spread(a, r.mode),
                      fmt(b["median"]), spread(b, r.mode), change, sure,
+                     bisected(r, label, name) if not sure.startswith("no") else "–",
                      pct(ioa[1]["median"], ioa[0]["median"]) if all(ioa) and ioa[0]["ret"] >= 0
                      else "–", "–" if ga is None else f"{ga:.2f}"])
     head = ["fs", "case", "call", base, "spread", new, "spread", "change", "beyond the noise?",
+            "which patch (bisected)",
             f"change with {IOA0}", f"GETATTR/call ({new})"]
     unit = ("instructions per call (cost mode; on NFS guest ns, waits included)"
             if r.mode == "cost" else "ns per call, median")

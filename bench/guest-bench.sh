@@ -7,15 +7,19 @@
 # guest's own knfsd over 127.0.0.1, with the attribute cache on and off
 # (actimeo=0) and, unless QUICK, netem delays of 200 us and 2 ms on lo.
 # SCOPE "local" stops after ext4 and tmpfs (bench/run.sh's init_on_alloc=0
-# boots: the zeroing is getname()'s, the same on every file system; and
-# series3, whose figures the report reads on ext4 only).  SCOPE "afs" runs
+# boots: the zeroing is getname()'s, the same on every file system).
+# SCOPE "prefix" adds the NFS mounts without an attribute cache (a partial
+# series: each patch's own step on ext4, and on NFS where a difference
+# between the base and the whole series is bisected).  SCOPE "afs" runs
 # the AFS configuration alone: an OpenAFS cell in the guest (vm/afs-lib.sh)
 # mounted by kafs, on a kernel that has it (VARIANT=afs); the other scopes
 # never run it.
 set -eu
 
 OUTDIR=$1 VARIANT=$2 MODE=$3 QUICK=${4:-0} SCOPE=${5:-all}
-case $SCOPE in all | local | afs) ;; *) echo "guest-bench: SCOPE is all, local or afs, not $SCOPE" >&2; exit 2 ;; esac
+case $SCOPE in all | local | prefix | afs) ;;
+*) echo "guest-bench: SCOPE is all, local, prefix or afs, not $SCOPE" >&2; exit 2 ;;
+esac
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 BIN=$REPO/build/statx-bench
 # shellcheck source=../vm/guest-lib.sh
@@ -45,8 +49,9 @@ tcg=()
 # and the env facts below from the results, never from a list of its own.
 #   label    names the configuration in results.json (unique)
 #   fs       the harness's --fs check (ext4, tmpfs, nfs, afs)
-#   scope    local: every boot but SCOPE=afs; nfs: not in SCOPE=local
-#            boots; full: nor in QUICK runs; afs: SCOPE=afs boots only
+#   scope    local: every boot but SCOPE=afs; prefix: SCOPE=all and
+#            prefix boots; nfs: SCOPE=all boots; full: nor in QUICK runs;
+#            afs: SCOPE=afs boots only
 #   vers     NFS version (- for a local file system)
 #   opts     extra NFS mount options (- for none)
 #   netem    delay on lo in microseconds, both ways
@@ -54,11 +59,11 @@ CONFIGS='
 ext4                      ext4   local  -    -          0
 tmpfs                     tmpfs  local  -    -          0
 nfs3                      nfs    nfs    3    -          0
-nfs3.actimeo0             nfs    nfs    3    actimeo=0  0
+nfs3.actimeo0             nfs    prefix 3    actimeo=0  0
 nfs3.actimeo0.netem200    nfs    full   3    actimeo=0  200
 nfs3.actimeo0.netem2000   nfs    full   3    actimeo=0  2000
 nfs4                      nfs    nfs    4.2  -          0
-nfs4.actimeo0             nfs    nfs    4.2  actimeo=0  0
+nfs4.actimeo0             nfs    prefix 4.2  actimeo=0  0
 nfs4.actimeo0.netem200    nfs    full   4.2  actimeo=0  200
 nfs4.actimeo0.netem2000   nfs    full   4.2  actimeo=0  2000
 afs                       afs    afs    -    -          0
@@ -118,6 +123,7 @@ nfsd=0 mounted='' mnt='' n=0
 while read -r label fs scope vers opts netem; do
 	[ -n "$label" ] || continue
 	[ "$SCOPE" = local ] && [ "$scope" != local ] && continue
+	{ [ "$SCOPE" = prefix ] && [ "$scope" != local ] && [ "$scope" != prefix ]; } && continue
 	[ "$QUICK" = 1 ] && [ "$scope" = full ] && continue
 	{ [ "$SCOPE" = afs ] && [ "$scope" != afs ]; } && continue
 	{ [ "$SCOPE" != afs ] && [ "$scope" = afs ]; } && continue

@@ -864,7 +864,7 @@ def test_headline_marks_changes_inside_the_noise(doc):
         sr.case(d, v, "ext4", "stat").update(median=m, ci95=[m, m + 400])
     text = report.sec_headline(report.Report(d))
     row = next(x for x in text.splitlines() if "`fstat`" in x and "| ext4 |" in x)
-    assert "+0.17%" in row and "| yes |" in row
+    assert "+0.17%" in row and "| yes (1 run) |" in row
     row = next(x for x in text.splitlines() if "`stat`" in x and "| ext4 |" in x)
     assert "+0.05%" in row and "no: inside the noise" in row
     for v, m in (("stock", 1149.0), ("patched", 1149.3)):
@@ -873,7 +873,7 @@ def test_headline_marks_changes_inside_the_noise(doc):
                if "`fstat`" in x and "| ext4 |" in x)
     assert "no: inside the noise" in row
     row = next(x for x in text.splitlines() if "`fstatat.empty`" in x)
-    assert "-81.91%" in row and "| yes |" in row
+    assert "-81.91%" in row and "| yes (1 run) |" in row
     row = next(x for x in text.splitlines() if "`statx.fd.null`" in x and "| ext4 |" in x)
     assert "works (stock: EFAULT)" in row
     # Stock alone: no table, one line that says so.
@@ -1480,3 +1480,50 @@ def test_nfs_flush_text_names_what_mtime_adds(doc):
     text = nfs.flush_text(r, doc=m)
     assert "stock: 100 → 145 (+45), `filemap_write_and_wait_range` +40, `nfs_getattr` +5" in text
     assert "cp_statx" not in text
+
+
+def _with_inputs(doc):
+    d = copy.deepcopy(doc)
+    for c in d["configs"]:
+        c["vm"]["kernel_inputs"] = f"in-{c['variant']}"
+    return d
+
+
+def test_reproduced_counts_every_kept_run_of_the_same_kernels(doc, tmp_path):
+    """A difference beyond the noise in the reference and, the same way, in
+    every kept run of the same kernels is reproduced; a run of other
+    kernels (other inputs) does not count; one where it stays inside the
+    noise makes it "in k of n"."""
+    import runs
+    d = _with_inputs(doc)
+    r = report.Report(d)
+    a, b = ("stock", "fstatat.empty"), ("patched", "fstatat.empty")
+    assert report.reproduced(r, a, b, "ext4", tmp_path) == (1, 1)
+
+    def keep(name, inputs, patched_median):
+        k = runs.compact(d)
+        k["run_id"] = name
+        k["kernel_inputs"] = inputs
+        k["cases"] = [x[:3] + ([patched_median] * 3 if x[0] == "patched" and x[2] == b[1]
+                               else x[3:]) for x in k["cases"]]
+        (tmp_path / f"{name}.json").write_text(json.dumps(k))
+    keep("same", {"stock": "in-stock", "patched": "in-patched"}, 1170.0)
+    assert report.reproduced(r, a, b, "ext4", tmp_path) == (2, 2)
+    keep("other", {"stock": "in-stock", "patched": "v2"}, 6414.0)
+    assert report.reproduced(r, a, b, "ext4", tmp_path) == (2, 2)
+    keep("inside", {"stock": "in-stock", "patched": "in-patched"}, 6414.0)
+    assert report.reproduced(r, a, b, "ext4", tmp_path) == (2, 3)
+
+
+def test_bisected_names_the_patch_whose_step_moves_a_case(doc):
+    d = copy.deepcopy(doc)
+    for v, m in (("series1", 6414.0), ("series2", 1160.0), ("series3", 1160.0),
+                 ("series4", 1160.0)):
+        d["configs"].append(make_config(v, "ext4", [make_case("fstatat.empty", m)]))
+    r = report.Report(d)
+    assert report.bisected(r, "ext4", "fstatat.empty") == "patch 2 (-81.91%)"
+    assert report.bisected(r, "nfs3.actimeo0", "stat") == "not bisected"
+    sr.case(d, "series2", "ext4", "fstatat.empty")["median"] = 6414.0
+    sr.case(d, "series3", "ext4", "fstatat.empty")["median"] = 6414.0
+    sr.case(d, "series4", "ext4", "fstatat.empty")["median"] = 6414.0
+    assert report.bisected(report.Report(d), "ext4", "fstatat.empty") == "patch 5 (-81.91%)"
