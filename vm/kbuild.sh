@@ -16,7 +16,8 @@
 #                                      cold build of the whole kernel
 #
 # A variant (vm/variants/VARIANT.conf) is a base, a patch list and config
-# fragments.  BASE (default 6.1) names Debian's linux-source-BASE tarball
+# fragments, merged on Debian's config or, with CONFIG_START=defconfig, on
+# the kernel's own x86_64 defconfig (a small kernel, quick to build).  BASE (default 6.1) names Debian's linux-source-BASE tarball
 # and the linux-config-BASE cloud-amd64 config it is built with; KSRC=/path
 # replaces the tarball (a maintainer's tree of that base).
 #
@@ -56,9 +57,10 @@ if [ "$mode" = objs ] && [ ${#OBJS[@]} -eq 0 ]; then
 fi
 VCONF=$ROOT/vm/variants/$VARIANT.conf
 [ -f "$VCONF" ] || die "no variant '$VARIANT' (have: $(cd "$ROOT/vm/variants" && echo *.conf | sed 's/\.conf//g'))"
-BASE=6.1 SERIES='' SERIES_UPTO='' EXTRA_PATCHES='' FRAGMENTS=base
+BASE=6.1 SERIES='' SERIES_UPTO='' EXTRA_PATCHES='' FRAGMENTS=base CONFIG_START=debian
 # shellcheck source=/dev/null
 . "$VCONF"
+case $CONFIG_START in debian | defconfig) ;; *) die "CONFIG_START must be debian or defconfig" ;; esac
 TARBALL=/usr/src/linux-source-$BASE.tar.xz
 DEBCONFIG=/usr/src/linux-config-$BASE/config.amd64_none_cloud-amd64.xz
 
@@ -74,6 +76,7 @@ else
 	srcid=${srcid%%~*} # 6.12.118-1~deb12u1: the backport suffix says nothing
 fi
 TREE=$KCACHE/trees/$srcid-$(echo "$FRAGMENTS" | tr ' ' '+')
+[ "$CONFIG_START" = debian ] || TREE=$KCACHE/trees/$srcid-$CONFIG_START+$(echo "$FRAGMENTS" | tr ' ' '+')
 OUT=$KCACHE/kernels/$srcid-$VARIANT
 if [ -z "${KSRC:-}" ]; then
 	PRISTINE=$KCACHE/src/$srcid
@@ -103,7 +106,7 @@ inputs_hash() {
 				GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null) || true
 		fi
 		# Contents only: the same inputs in another clone are the same.
-		sha256sum <"$DEBCONFIG"
+		if [ "$CONFIG_START" = debian ]; then sha256sum <"$DEBCONFIG"; else echo "start $CONFIG_START"; fi
 		for f in $FRAGMENTS; do sha256sum <"$ROOT/vm/config/$f.config"; done
 		for p in "${PATCHES[@]}"; do patch_body "$p" | sha256sum; done
 	} | sha256sum | cut -c1-16
@@ -149,7 +152,8 @@ fi
 # so only what the extra options and the variant's patches touch is
 # rebuilt, not the whole kernel.
 SEED=$KCACHE/trees/$srcid-base
-if [ ! -d "$TREE" ] && [ "$FRAGMENTS" != base ] && [ -f "$SEED/vmlinux" ]; then
+if [ ! -d "$TREE" ] && [ "$FRAGMENTS" != base ] && [ "$CONFIG_START" = debian ] &&
+	[ -f "$SEED/vmlinux" ]; then
 	stage "starting from the built base tree ($SEED)"
 	rm -rf "$TREE.tmp"
 	cp -a --reflink=auto "$SEED" "$TREE.tmp"
@@ -189,11 +193,18 @@ fi
 apply_from "$keep" "${PATCHES[@]}"
 
 # --- stage: config ---------------------------------------------------------
-stage "configuring: Debian cloud-amd64, modules dropped, + $FRAGMENTS"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 xzcat "$DEBCONFIG" >"$work/debian.config"
-sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$work/debian.config" >"$work/nomod.config"
+if [ "$CONFIG_START" = debian ]; then
+	stage "configuring: Debian cloud-amd64, modules dropped, + $FRAGMENTS"
+	sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$work/debian.config" >"$work/nomod.config"
+else
+	stage "configuring: the kernel's x86_64 defconfig, modules dropped, + $FRAGMENTS"
+	make -s KCONFIG_CONFIG="$work/defconfig" defconfig >"$work/defconfig.log" 2>&1 ||
+		{ cat "$work/defconfig.log" >&2; die "make defconfig failed"; }
+	sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$work/defconfig" >"$work/nomod.config"
+fi
 frags=()
 for f in $FRAGMENTS; do frags+=("$ROOT/vm/config/$f.config"); done
 printf 'CONFIG_LOCALVERSION="-%s"\n' "$VARIANT" >"$work/localversion.config"
