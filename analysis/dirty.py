@@ -14,9 +14,10 @@ with MTIME or CTIME must flush the page to learn them; SIZE, TYPE|MODE
 and DONT_SYNC need not.  Nothing is written when RESULTS has no dirty.*
 cases (a QUICK run).
 
-In cost mode a figure is guest ns, one per instruction, but on NFS a wait
-for the server or a writeback timer jumps the clock to the next timer
-deadline, so the NFS figures are not pure instruction counts.
+In cost mode a figure is the call's busy time, the instructions the whole
+guest ran for it (the harness's --busy; analysis/merge.py): a wait for the
+server or a writeback timer, which jumps cost mode's clock to the next
+timer deadline, is not in it.
 """
 import pathlib
 import sys
@@ -116,8 +117,8 @@ def figures(doc, outdir):
     a1.set_yscale("log")
     a1.grid(axis="y", which="major", alpha=0.3)
     if mode == "cost":
-        a1.set_ylabel("guest ns per call beyond the pwrite (log)\n"
-                      "1 ns = 1 instruction; a wait jumps the clock", fontsize=9)
+        a1.set_ylabel("instructions per call beyond the pwrite (log)\n"
+                      "the whole guest's busy time, waits left out", fontsize=9)
     else:
         a1.set_ylabel("ns per call beyond the pwrite, median (log)", fontsize=9)
     a1.legend(title="call after the write (red, brown: want a fresh mtime, so the page is "
@@ -153,9 +154,9 @@ def section(r):
     out = [f"A writer's stat: each call dirties one 4 KiB page of a file (pwrite) and then "
            f"asks; the table gives the call's cost beyond `{base}` (the pwrite "
            f"alone), {r.unit} per call, on {bt}, with the NFS WRITE RPCs and bytes "
-           "written to the server per call.  On NFS a wait for the server or a "
-           "writeback timer shows in cost mode as the clock jumping to the next timer "
-           "deadline, so these NFS figures are not pure instruction counts."
+           "written to the server per call.  In cost mode the figures are the whole "
+           "guest's busy instructions: a wait for the server or a writeback timer, which "
+           "jumps cost mode's clock, is left out."
            + ("" if all("filled" in c.get("tags", []) for lb in labels for c in
                         [r.case(bt, lb, n) for n in names + [base]] if c) else
               "  **These figures predate the fix of 2026-12-06:** the run's harness let "

@@ -71,10 +71,10 @@ def figures(doc, outdir):
     a1.set_yticklabels(nfs, fontsize=8)
     a1.set_ylim(len(nfs) - 0.5, -0.5)
     a1.set_xscale("log")
-    # Over loopback NFS a call waits for knfsd: in cost mode the clock then
-    # jumps to the next timer deadline, so this axis is not instructions.
-    a1.set_xlabel(("guest ns per call (log): instructions, and waits for the server "
-                   "as clock jumps" if doc["mode"] == "cost" else unit + " per call (log)"),
+    # Cost mode: the whole guest's busy instructions (--busy), the caller's,
+    # knfsd's and the network stack's; an idle wait's clock jump is not in it.
+    a1.set_xlabel(("instructions per call (log): the whole guest's, client, knfsd and "
+                   "network stack" if doc["mode"] == "cost" else unit + " per call (log)"),
                   fontsize=8)
     a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
     a2.legend(fontsize=7)

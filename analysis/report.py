@@ -339,7 +339,8 @@ def sec_headline(r):
     head = ["fs", "case", "call", base, "spread", new, "spread", "change", "beyond the noise?",
             "which patch (bisected)",
             f"change with {IOA0}", f"GETATTR/call ({new})"]
-    unit = ("instructions per call (cost mode; on NFS guest ns, waits included)"
+    unit = ("instructions per call (cost mode: the whole guest's busy time, on NFS the "
+            "client's, knfsd's and the network stack's instructions, no idle wait)"
             if r.mode == "cost" else "ns per call, median")
     return (f"{base.capitalize()} against the whole series ({new}), {unit}.  Spread: the 95% interval of "
             "the median, widened in cost mode by the run-to-run jitter of calls that "
@@ -411,9 +412,9 @@ def sec_findings(r):
             wr = lambda c: (c.get("nfs_ops_per_call") or {}).get("WRITE", 0)  # noqa: E731
             out.append(f"- **A writer's stat on NFS ({label}, {p}):** after writing a page, "
                        f"stat() makes {wr(st):.2f} WRITE RPCs per call (it must flush to learn "
-                       f"mtime) and takes {fmt(st['median'] - w['median'])} guest ns beyond the "
-                       "write, most of it waiting for the flush (in cost mode a wait jumps the "
-                       f"clock to the next timer tick); statx(SIZE) makes {wr(sz):.2f} WRITEs "
+                       f"mtime) and takes {fmt(st['median'] - w['median'])} instructions beyond "
+                       "the write, the flush's work in the client, knfsd and ext4 below it; "
+                       f"statx(SIZE) makes {wr(sz):.2f} WRITEs "
                        f"per call and takes {fmt(sz['median'] - w['median'])}: it defers the "
                        "page's write to writeback (the harness rewrites the same 256 pages), "
                        "it does not remove it.")
