@@ -61,8 +61,9 @@ def boot(doc):
 
 
 def points(doc):
-    """{label: {case: (beyond the write, WRITE RPCs or None, bytes or None)}}
-    for every configuration with the base case, in fs_configs order."""
+    """{label: {case: (beyond the write, WRITE RPCs or None, bytes or None,
+    (low, high) of the call's interval beyond the write's median)}} for
+    every configuration with the base case, in fs_configs order."""
     b = boot(doc)
     t = sr.table(doc)
     names, base = cases(doc)
@@ -76,7 +77,9 @@ def points(doc):
             if c is None:
                 continue
             ops = c.get("nfs_ops_per_call") or {}
-            out[lb][n] = (c["median"] - w, ops.get("WRITE"), ops.get("WRITE_BYTES"))
+            lo, hi = c.get("ci95") or (c["median"], c["median"])
+            out[lb][n] = (c["median"] - w, ops.get("WRITE"), ops.get("WRITE_BYTES"),
+                          (lo - w, hi - w))
     return out
 
 
@@ -99,6 +102,13 @@ def figures(doc, outdir):
         cost = [pts[lb].get(n, (None,))[0] for lb in labels]
         a1.bar([p for p, c in zip(pos, cost) if c and c > 0], [c for c in cost if c and c > 0],
                width=w, color=colour[n], label=n.replace("dirty.", ""))
+        # The spread: a line from the interval's low end to its high end,
+        # above zero (the axis is a log one).
+        for p, lb in zip(pos, labels):
+            v = pts[lb].get(n)
+            if v and v[0] > 0:
+                lo, hi = max(v[3][0], v[0] / 100), v[3][1]
+                a1.plot([p, p], [lo, hi], color="black", linewidth=0.8)
         for p, c in zip(pos, cost):
             if c is not None and c <= 0:
                 a1.text(p, 1, "≤0", ha="center", va="bottom", fontsize=6, rotation=90)
@@ -118,7 +128,7 @@ def figures(doc, outdir):
     a1.grid(axis="y", which="major", alpha=0.3)
     if mode == "cost":
         a1.set_ylabel("instructions per call beyond the pwrite (log)\n"
-                      "the whole guest's busy time, waits left out", fontsize=9)
+                      "the whole guest's busy time; a line: its spread", fontsize=9)
     else:
         a1.set_ylabel("ns per call beyond the pwrite, median (log)", fontsize=9)
     a1.legend(title="call after the write (red, brown: want a fresh mtime, so the page is "

@@ -780,7 +780,9 @@ def brief(r):
 
 def figures(r, outdir, doc=None, model=None):
     """mix.png: the headline calls' instructions by class, base against
-    series; cycles.png: their modeled cycles on each core (intervals)."""
+    series; cycles.png: the change from base to series in modeled cycles
+    on each core, the interval of the change (a change whose interval does
+    not hold zero is one the model decides)."""
     doc = doc if doc is not None else load_mix()
     base, series = r.roles.base, r.roles.series
     if doc is None or base is None or series is None:
@@ -796,7 +798,9 @@ def figures(r, outdir, doc=None, model=None):
     if not names:
         return []
     made = []
-    fig, ax = plt.subplots(figsize=(8.6, 5.0))
+    fig, ax = plt.subplots(figsize=(8.6, 5.6))
+    # A colour of its own per class (tab10 has ten, CLASSES more).
+    colours = plt.get_cmap("tab20").colors
     labels, y = [], 0
     ys = []
     for n in names:
@@ -805,7 +809,7 @@ def figures(r, outdir, doc=None, model=None):
             left = 0
             for k, cls in enumerate(CLASSES):
                 w = m["classes"][cls]
-                ax.barh(y, w, left=left, color=f"C{k}", label=cls if y == 0 else None,
+                ax.barh(y, w, left=left, color=colours[k], label=cls if y == 0 else None,
                         height=0.8, hatch="//" if v == series else None, edgecolor="white",
                         linewidth=0.3)
                 left += w
@@ -818,31 +822,42 @@ def figures(r, outdir, doc=None, model=None):
     ax.set_yticklabels(labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("instructions in one call (QEMU's exec log; equal to cost mode's count)")
-    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.set_xlim(right=ax.get_xlim()[1] * 1.08)
+    ax.legend(fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              frameon=False)
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"Instruction mix on ext4, {base} against {series} (hatched)", fontsize=10)
     fig.tight_layout()
     made.append(sr.save_figure(fig, outdir, "mix"))
 
+    # The paired change per core: each end of the model's interval moves
+    # with the same parameters on both kernels, so the change is decided
+    # where both ends agree in sign, whatever the absolute cycles.
     cores = [c for c in REPORT_CORES if c in model["cores"]]
-    fig, axes = plt.subplots(1, len(cores), figsize=(3.4 * len(cores), 4.6), sharey=True)
-    for ax, core in zip(axes, cores):
+    fig, axes = plt.subplots(1, len(cores), figsize=(3.4 * len(cores), 1.2 + 0.5 * len(names)),
+                             sharey=True, squeeze=False)
+    for ax, core in zip(axes[0], cores):
         for i, n in enumerate(names):
-            for j, v in enumerate((base, series)):
-                lo, hi, _ = cycles.weigh(_get(doc, (v, n)), core, model, f"{v}/{n}")
-                yy = i + (j - 0.5) * 0.38
-                ax.barh(yy, hi - lo, left=lo, height=0.34, color=f"C{j}",
-                        label=v if i == 0 else None)
-                ax.text(hi, yy, f" {lo:,.0f}–{hi:,.0f}", va="center", fontsize=6)
+            a = cycles.weigh(_get(doc, (base, n)), core, model, f"{base}/{n}")
+            b = cycles.weigh(_get(doc, (series, n)), core, model, f"{series}/{n}")
+            ends = sorted(((b[0] - a[0]) / a[0] * 100, (b[1] - a[1]) / a[1] * 100))
+            decided = ends[1] < 0 or ends[0] > 0
+            ax.barh(i, max(ends[1] - ends[0], 0.6), left=ends[0] if ends[1] > ends[0] else
+                    ends[0] - 0.3, height=0.5, color="C2" if ends[1] < 0 else
+                    "C3" if ends[0] > 0 else "0.6")
+            ax.text(max(ends[1], 0), i, f" {_change(a, b)}" + ("" if decided else " (undecided)"),
+                    va="center", fontsize=7)
+        ax.axvline(0, color="black", linewidth=0.8)
         ax.set_title(model["cores"][core]["short"], fontsize=9)
-        ax.set_xlabel("modeled cycles (interval)")
+        ax.set_xlabel(f"change {base} → {series}, modeled cycles (%)", fontsize=8)
         ax.grid(axis="x", alpha=0.3)
-        ax.set_xlim(left=0, right=ax.get_xlim()[1] * 1.35)
-    axes[0].set_yticks(range(len(names)))
-    axes[0].set_yticklabels(names, fontsize=8)
-    axes[0].invert_yaxis()
-    axes[0].legend(fontsize=7, loc="upper right")
-    fig.suptitle("Modeled cycles of one call on ext4 (" + UNSEEN_SHORT + ")", fontsize=9)
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi + (hi - lo) * 0.45)
+    axes[0][0].set_yticks(range(len(names)))
+    axes[0][0].set_yticklabels(names, fontsize=8)
+    axes[0][0].invert_yaxis()
+    fig.suptitle("Change in modeled cycles of one call on ext4, at both ends of the model's "
+                 "interval\n(" + UNSEEN_SHORT + ")", fontsize=8)
     fig.tight_layout()
     made.append(sr.save_figure(fig, outdir, "cycles"))
     return made

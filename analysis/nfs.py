@@ -51,7 +51,10 @@ def rows(doc):
 
 
 def figures(doc, outdir):
-    """The figure, or nothing without NFS cases; returns the PNGs made."""
+    """The figure, or nothing without NFS cases; returns the PNGs made.
+    A dot per case and configuration, its spread (the 95% interval of the
+    median) drawn as a line through it: the cost on a log axis, and the
+    GETATTR RPCs per call beside it."""
     r = rows(doc)
     if not r:
         return []
@@ -59,27 +62,38 @@ def figures(doc, outdir):
     unit = doc["configs"][0]["unit"]
     nfs = list(r)
     cases = sr.tagged(doc, TAG)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.45 * len(nfs) * len(cases) / 2 + 2.5),
-                                 sharey=True)
-    ys = range(len(nfs))
-    w = 0.8 / len(cases)
+    t, b = sr.table(doc), boot(doc)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 1.6 + 0.55 * len(nfs)), sharey=True,
+                                 gridspec_kw={"width_ratios": [3, 1]})
+    markers = "osD^v<>ph*"
     for i, n in enumerate(cases):
-        pos = [y - 0.4 + (i + 0.5) * w for y in ys]
-        a1.barh(pos, [r[lb][i][0] for lb in nfs], height=w, label=n)
-        a2.barh(pos, [r[lb][i][1] for lb in nfs], height=w, label=n)
-    a1.set_yticks(list(ys))
+        dy = (i - (len(cases) - 1) / 2) * 0.07
+        for y, lb in enumerate(nfs):
+            c = t.get((b, lb, n))
+            if not c or c["ret"] < 0:
+                continue
+            lo, hi = c.get("ci95") or (c["median"], c["median"])
+            a1.plot([lo, hi], [y + dy] * 2, color=f"C{i}", linewidth=1)
+            a1.plot(c["median"], y + dy, markers[i % len(markers)], color=f"C{i}",
+                    markersize=4, label=n if y == 0 else None)
+            a2.plot(r[lb][i][1], y + dy, markers[i % len(markers)], color=f"C{i}", markersize=4)
+    a1.set_yticks(range(len(nfs)))
     a1.set_yticklabels(nfs, fontsize=8)
     a1.set_ylim(len(nfs) - 0.5, -0.5)
     a1.set_xscale("log")
+    a1.grid(axis="x", which="major", alpha=0.3)
+    a2.grid(axis="x", alpha=0.3)
     # Cost mode: the whole guest's busy instructions (--busy), the caller's,
     # knfsd's and the network stack's; an idle wait's clock jump is not in it.
     a1.set_xlabel(("instructions per call (log): the whole guest's, client, knfsd and "
                    "network stack" if doc["mode"] == "cost" else unit + " per call (log)"),
                   fontsize=8)
     a2.set_xlabel("GETATTR RPCs per call", fontsize=8)
-    a2.legend(fontsize=7)
-    fig.suptitle(f"NFS over loopback, {boot(doc)} ({sr.mode_note(doc['mode'])})", fontsize=11)
-    fig.tight_layout()
+    fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=min(len(cases), 5),
+               fontsize=7, frameon=False)
+    fig.suptitle(f"NFS over loopback, {b} ({sr.mode_note(doc['mode'])}); a line through a "
+                 "dot is its spread", fontsize=9)
+    fig.tight_layout(rect=(0, 0.08, 1, 0.96))
     return [sr.save_figure(fig, outdir, "nfs")]
 
 

@@ -69,16 +69,22 @@ def figures(doc, outdir):
         return []
     plt = sr.pyplot()
     unit = doc["configs"][0]["unit"]
-    fig, axes = plt.subplots(1, len(ps), figsize=(6 * len(ps), 4), squeeze=False)
+    names = cases(doc)
+    fig, axes = plt.subplots(1, len(ps), figsize=(6.5 * len(ps), 1.0 + 0.55 * len(names)),
+                             squeeze=False, sharey=True)
     for ax, g in zip(axes[0], ps):
-        sr.case_bars(ax, doc, g, "ext4", cases(doc))
-        ax.set_yticklabels(cases(doc), fontsize=8)
+        sr.case_bars(ax, doc, g, "ext4", names)
+        ax.set_yticklabels(names, fontsize=8)
         ax.set_xlabel(unit + " per call", fontsize=8)
-        ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
-        ax.legend(fontsize=8)
-        ax.set_title(" vs ".join(g), fontsize=10)
-    fig.suptitle(f"The patch series on ext4 ({sr.mode_note(doc['mode'])})", fontsize=11)
-    fig.tight_layout()
+        ax.set_xlim(right=ax.get_xlim()[1] * 1.3)
+        append = g[0][len(g[0].split(" [")[0]):].strip(" []")
+        ax.set_title(append or "Debian's default (init_on_alloc=1)", fontsize=9)
+    # One legend for both panels: the kernels, in the series' order.
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, [x.split(" [")[0] for x in labels], loc="lower center",
+               ncol=len(labels), fontsize=8, frameon=False)
+    fig.suptitle(f"The patch series on ext4 ({sr.mode_note(doc['mode'])})", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     return [sr.save_figure(fig, outdir, "series")]
 
 

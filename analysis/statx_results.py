@@ -430,7 +430,7 @@ def case_bars(ax, doc, boots, label, names):
     A failed call is hatched and named.  Returns the drawn values."""
     t = table(doc)
     h = 0.8 / len(boots)
-    drawn_vals = []
+    drawn_vals, failed = [], {}
     for i, b in enumerate(boots):
         ys = [y - 0.4 + (i + 0.5) * h for y in range(len(names))]
         cases = [t.get((b, label, n)) for n in names]
@@ -443,12 +443,18 @@ def case_bars(ax, doc, boots, label, names):
                    [ci[1] - v if ci else 0 for v, ci in zip(vals, cis)]]
         drawn = ax.barh(ys, vals, height=h, label=b, color=kernel_colour(doc, b), xerr=err,
                         error_kw={"elinewidth": 0.8, "capsize": 2})
-        for bar, c in zip(drawn, cases):
+        for bar, c, n in zip(drawn, cases, names):
             if c and c["ret"] < 0:
                 bar.set_hatch("//")
                 bar.set_alpha(0.5)
-                ax.text(bar.get_width(), bar.get_y() + h / 2, f" fails: {c['errno']}",
-                        va="center", fontsize=7)
+                failed.setdefault(n, []).append((b.split(" [")[0], c["errno"], bar.get_width()))
+    # One label per failing case, right of its longest failing bar: the
+    # kernels it fails on and how.
+    for y, n in enumerate(names):
+        if n in failed:
+            ks, errnos, widths = zip(*failed[n])
+            ax.text(max(widths), y, f" {'/'.join(sorted(set(errnos)))} on {', '.join(ks)}",
+                    va="center", fontsize=7)
     ax.set_yticks(range(len(names)))
     ax.set_ylim(len(names) - 0.5, -0.5)
     return drawn_vals
