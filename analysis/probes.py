@@ -104,10 +104,12 @@ def hits(doc):
 
 def figures(doc, outdir):
     """The figure, or nothing without a probe study; returns the PNGs made.
-    One panel: each kind's bars from the whole series' boot (else the boot
-    with the most kinds), a kind it did not run from the next boot that
-    did (btf's fentry and fexit), hatched and named under its bar; no kind
-    is drawn twice."""
+    A panel per loader (bpftrace's program, probe-count's fixed one), so
+    that bars are compared across attach points within a panel, never one
+    loader's against the other's; each kind from the whole series' boot
+    (else the boot with the most kinds), a kind it did not run from the
+    next boot that did (btf's fentry and fexit), hatched and named under
+    its bar."""
     h = hits(doc)
     if not h:
         return []
@@ -123,42 +125,37 @@ def figures(doc, outdir):
     for b in boots:
         for key, v in h[b][1].items():
             src.setdefault(key, (v, b))
-    fig, ax = plt.subplots(figsize=(7.4, 4.8))
+    others = sorted({b for _, b in src.values()} - {main})
+    fig, axes = plt.subplots(1, len(LOADERS), figsize=(4.4 * len(LOADERS), 4.6), sharey=True,
+                             squeeze=False)
     top = max([v for v, _ in src.values()] + [1])
-    w = 0.38
-    for li, (name, _) in enumerate(LOADERS):
+    for li, ((name, _), ax) in enumerate(zip(LOADERS, axes[0])):
         for x, k in enumerate(KINDS):
-            p = x + (li - 0.5) * w
             if (li, k) not in src:
-                ax.text(p, top * 0.02, "not run", rotation=90, ha="center", va="bottom",
+                ax.text(x, top * 0.02, "not run", rotation=90, ha="center", va="bottom",
                         fontsize=7, color="grey")
                 continue
             v, b = src[(li, k)]
-            ax.bar(p, v, width=w, color=f"C{li}", hatch="//" if b != main else None,
-                   label=name if not any((li, kk) in src for kk in KINDS[:x]) else None)
-            ax.text(p, max(v, 0), f"{v:+,.0f}", ha="center", va="bottom", fontsize=7)
-    others = sorted({b for _, b in src.values()} - {main})
-    ax.set_xlim(-0.6, len(KINDS) - 0.4)
-    ax.set_xticks(range(len(KINDS)))
-    ax.set_xticklabels([k + "".join(f"\n({b})" for b in others
-                                    if any(src.get((li, k), (0, main))[1] == b
-                                           for li in range(len(LOADERS))))
-                        for k in KINDS], fontsize=8)
-    ax.set_title(f"{main}: unprobed stat() {h[main][0]:,.0f} {unit}" +
-                 "".join(f"; hatched: {b}{study_note(doc) if b == STUDY else ''}, "
-                         f"unprobed {h[b][0]:,.0f}" for b in others),
-                 fontsize=9)
-    ax.axhline(0, color="black", linewidth=0.6)
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_xlabel("kind of probe")
-    ax.set_ylabel(f"{unit} added to one stat() (one probe hit)"
-                  + (", median" if mode == "time" else ""))
-    ax.set_ylim(top=top * 1.12)
-    ax.legend(loc="upper right", fontsize=8)
+            ax.bar(x, v, width=0.6, color=f"C{li}", hatch="//" if b != main else None)
+            ax.text(x, max(v, 0), f"{v:+,.0f}", ha="center", va="bottom", fontsize=7)
+        ax.set_xlim(-0.6, len(KINDS) - 0.4)
+        ax.set_xticks(range(len(KINDS)))
+        ax.set_xticklabels([k + "".join(f"\n({b})" for b in others
+                                        if src.get((li, k), (0, main))[1] == b)
+                            for k in KINDS], fontsize=8)
+        ax.set_title(name, fontsize=9)
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_xlabel("kind of probe", fontsize=8)
+    axes[0][0].set_ylabel(f"{unit} added to one stat() (one probe hit)"
+                          + (", median" if mode == "time" else ""), fontsize=8)
+    axes[0][0].set_ylim(top=top * 1.12)
     fig.suptitle("Cost of one BPF probe hit on getattr: stat() on ext4 with the probe minus "
                  f"without ({sr.mode_note(mode)})\nkprobe, kretprobe, fentry, fexit on "
-                 "vfs_getattr_nosec; tracepoint, raw_tp on stat:vfs_getattr_enter",
-                 fontsize=10)
+                 "vfs_getattr_nosec; tracepoint, raw_tp on stat:vfs_getattr_enter.  "
+                 f"{main}: unprobed stat() {h[main][0]:,.0f} {unit}" +
+                 "".join(f"; hatched: {b}{study_note(doc) if b == STUDY else ''}, "
+                         f"unprobed {h[b][0]:,.0f}" for b in others), fontsize=8)
     fig.tight_layout()
     return [sr.save_figure(fig, outdir, "probes")]
 
