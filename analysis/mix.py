@@ -449,6 +449,89 @@ def cycles_headline(r, doc=None, model=None):
             + mitigations_sentence(model, cores) + "\n\n" + md_table(head, rows))
 
 
+# The first screen's core: the modeled cycles are Zen 5's (the CPU the
+# study runs on), the other cores in the cycles section.
+ANSWER_CORE = "zen5"
+
+
+def unit_verdict(changes):
+    """One line from a comparison's changes in each unit, [(unit, sign)]
+    with sign -1, +1, 0 (inside the noise) or None (the model undecided):
+    which units say cheaper, which dearer, which cannot tell.  Never more
+    than the columns say."""
+    words = {-1: "cheaper", 1: "dearer", 0: "no change beyond the noise",
+             None: "undecided (the model's interval holds zero)"}
+    groups = {}
+    for unit, sign in changes:
+        groups.setdefault(sign, []).append(unit)
+    if len(groups) == 1:
+        sign = next(iter(groups))
+        return f"{words[sign]} in every unit" if sign else words[sign].capitalize() + \
+            " in any unit"
+    return "; ".join(f"{words[sg]}: {', '.join(us)}" for sg, us in
+                     sorted(groups.items(), key=lambda x: {-1: 0, 1: 1, 0: 2, None: 3}[x[0]]))
+
+
+def answer(r, doc=None, model=None, beyond=None):
+    """REPORT.md's first screen: each headline comparison on ext4 in every
+    unit the study has (counted instructions, with Debian's default and
+    with init_on_alloc=0; modeled cycles on ANSWER_CORE for the whole
+    call), and a verdict made of those columns only.  BEYOND(a, b, label)
+    says whether two cases differ beyond the noise (report.beyond_noise)."""
+    doc = doc if doc is not None else load_mix()
+    base, series = r.roles.base, r.roles.series
+    if doc is None or base is None or series is None:
+        return "No instruction mix (`make mix` writes analysis/reference/mix.json).\n"
+    model = model or cycles.load()
+    core = ANSWER_CORE if ANSWER_CORE in model["cores"] else REPORT_CORES[0]
+    rows = []
+    pairs = headline_pairs(base, series)
+    # The events' own cost (the kernel just without them against the whole
+    # series), and each other base's stat() by path.
+    k = sr.patch_number("events")
+    before = sr.with_patches(r.roles, k - 1) if k else None
+    if before:
+        pairs.append((f"fstat(), the events compiled in and off ({before} → {series})",
+                      (before, "fstat"), (series, "fstat")))
+    for b0, (k0, k1) in sr.other_bases(r.doc).items():
+        pairs.append((f"stat() by path, {b0} ({k0} → {k1})", (k0, "stat"), (k1, "stat")))
+    for text, a, b in pairs:
+        ca, cb = r.case(a[0], "ext4", a[1]), r.case(b[0], "ext4", b[1])
+        ma, mb = _get(doc, a), _get(doc, b)
+        if not ca or not cb or not ma or not mb or ca["ret"] < 0 or cb["ret"] < 0:
+            continue
+        changes = []
+        sign = (1 if cb["median"] > ca["median"] else -1) if beyond(ca, cb, "ext4") else 0
+        changes.append(("instructions", sign))
+        ioa = [r.case(f"{v} [{IOA0}]", "ext4", c) for v, c in (a, b)]
+        ioa_text = "–"
+        if all(ioa) and ioa[0]["ret"] >= 0:
+            ioa_text = pct(ioa[1]["median"], ioa[0]["median"])
+            sign = ((1 if ioa[1]["median"] > ioa[0]["median"] else -1)
+                    if beyond(ioa[0], ioa[1], "ext4") else 0)
+            changes.append((f"instructions with {IOA0}", sign))
+        wa = cycles.weigh(ma, core, model, f"{a[0]}/{a[1]}", base=cycles.base_of(a[0]))
+        wb = cycles.weigh(mb, core, model, f"{b[0]}/{b[1]}", base=cycles.base_of(b[0]))
+        ends = ((wb[0] - wa[0]) / wa[0], (wb[1] - wa[1]) / wa[1])
+        changes.append((f"{model['cores'][core]['short']} cycles (modeled)",
+                        -1 if max(ends) < 0 else 1 if min(ends) > 0 else None))
+        rows.append([text, f"{fmt(ca['median'])} → {fmt(cb['median'])}",
+                     pct(cb["median"], ca["median"]), ioa_text,
+                     f"{_range(wa[0], wa[1])} → {_range(wb[0], wb[1])}", _change(wa, wb),
+                     unit_verdict(changes)])
+    head = ["comparison (ext4)", "instructions (icount)", "change", f"change with {IOA0}",
+            f"{model['cores'][core]['short']} cycles, modeled", "change", "verdict"]
+    return ("Each comparison in every unit the study has.  Instructions: cost mode's exact "
+            "count, where each byte a `rep stosb` writes counts as one, so Debian's default "
+            "(the 4 KiB name buffer zeroed on allocation) weighs that zeroing as thousands "
+            f"of instructions; the {IOA0} column is the same change without it.  Modeled "
+            f"cycles: the call's instruction mix weighed for a warm "
+            f"{model['cores'][core]['short']} core (analysis/cycle_model.json, the kernel's "
+            "own mitigations for that core included), an interval where sources disagree, "
+            "the change taken at each end.  The verdict says which units decide the change "
+            "and which cannot.\n\n" + md_table(head, rows))
+
+
 def mitigation_finding(r, doc=None, model=None, core="zen2"):
     """A finding: on @core, what Debian's mitigations add to the headline
     calls, modeled from the kernel-only counts; "" without the data."""
