@@ -44,6 +44,7 @@ import profiles  # noqa: E402
 import behaviour  # noqa: E402
 import delegation  # noqa: E402
 import runs  # noqa: E402
+import captions  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
 import statx_results as sr  # noqa: E402
@@ -445,6 +446,8 @@ def sec_findings(r):
 OWN = {"answer": ("The answer", lambda r: mix.answer(
            r, beyond=lambda a, b, label: beyond_noise(a, b, r.mode, label))),
        "headline": ("Every case a patch claims something about", sec_headline),
+       "figures": ("Figures", lambda r: captions.section(
+           r, lambda a, b, label: beyond_noise(a, b, r.mode, label))),
        "cycles": ("In modeled cycles, on each core", mix.cycles_headline),
        "findings": ("Findings", sec_findings), "setup": ("Setup", sec_setup),
        "calibration": ("Calibration", sec_calibration),
