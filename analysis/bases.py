@@ -1,10 +1,11 @@
 """6.1 and 6.12: the study's base and series beside Debian 13's kernel and
 the series carried to it (vm/variants.sh bases), measured in the same run.
 
-6.12 holds upstream's own versions of the 6.1 series' patches 2-4 (the
-fstatat "" check of 6.6, the statx NULL/"" fast path of 6.11), so its
-stock kernel is upstream's design and patched-6.12 adds only the events
-and the small struct filename (patches/6.12/).  Each descriptor path is
+6.12 holds upstream's own versions of the 6.1 series' patches 1-2 (the
+fstatat "" check of 6.6, the statx NULL/"" fast path of 6.11; patch 3's
+AT_FDCWD and wider flags are 6.13's), so its stock kernel is upstream's
+design and patched-6.12 adds only the small struct filename and the
+events (patches/6.12/).  Each descriptor path is
 read as its ratio to raw fstat() within its own kernel: what the path
 adds to the call it stands for, free of what differs between the two
 kernels' entry code, LSM stack and getattr."""

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Patch 5: what stat() by path costs by the length of the name.
+"""The struct filename patch: what stat() by path costs by the length of
+the name.
 
 usage: name_length.py RESULTS -o DIR
 
@@ -10,7 +11,7 @@ every length looks up the same components; `stat` is the 13-byte name.
 Writes DIR/filename.png and DIR/filename.svg: one line per boot with the
 cases (dashed for init_on_alloc=0), 13 to 4095 bytes a step each (earlier
 kernels wide and pale under later ones, so that equal lines show), and a
-mark at 160 bytes, the first length patch 5's small struct filename
+mark at 160 bytes, the first length the patch's small struct filename
 object cannot hold.  Nothing is written when RESULTS has no name-length
 cases (a QUICK run).
 """
@@ -73,9 +74,10 @@ def figures(doc, outdir):
     fig, ax = plt.subplots(figsize=(7, 4))
     xs = [n for n, _ in lengths(doc)]
     # One step per length, evenly spaced: 159 and 160 are one byte apart
-    # and the point of the figure.  Lines that coincide (patches 1-4 leave
-    # names alone, so stock and series4 agree) stay visible: the earlier
-    # ones wide and pale under the later ones.
+    # and the point of the figure.  Lines that coincide (the patches before
+    # the struct filename one leave names alone, so stock and its
+    # baseline agree) stay visible: the earlier ones wide and pale under
+    # the later ones.
     kernels = list(dict.fromkeys(b.split(" [")[0] for b in ls))
     for b, ys in ls.items():
         k = kernels.index(b.split(" [")[0])
@@ -88,7 +90,8 @@ def figures(doc, outdir):
     if 159 in xs and 160 in xs:
         mid = xs.index(159) + 0.5
         ax.axvline(mid, color="grey", linewidth=0.8)
-        ax.text(mid + 0.05, ax.get_ylim()[1] * 0.97, "160 and up: patch 5's small object\n"
+        ax.text(mid + 0.05, ax.get_ylim()[1] * 0.97,
+                f"160 and up: patch {sr.patch_number('filename')}'s small object\n"
                 "is full, a PATH_MAX buffer too", fontsize=7, va="top")
     ax.set_xlabel("name length in bytes, one step per case (d1/d2/d3/file padded with "
                   "slashes)", fontsize=8)

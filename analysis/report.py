@@ -465,7 +465,7 @@ OWN = {"answer": ("The answer", lambda r: mix.answer(
        "hostcal": ("The host CPUs against cost mode", sec_hostcal),
        "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
        "behaviour": ("What the lookup-free paths skip", lambda r: behaviour.section()),
-       "byteread": ("Patch 3's byte read, v1 against v2", mix.byte_read),
+       "byteread": ("The byte read of the \"\" patch, series v1 against now", mix.byte_read),
        "runs": ("Run to run", runs.section)}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
            profiles, mix, bases, afs)
