@@ -5,18 +5,38 @@
 
 EXPORT=/mnt/ext4/export
 
-# knfsd over loopback, exporting $EXPORT (ext4) as the v4 pseudo-root.
+# start_nfsd [keep-grace]: knfsd over loopback, exporting $EXPORT (ext4)
+# as the v4 pseudo-root, out of its grace periods when it returns.
+#
+# Nothing here has state to reclaim, so no grace period is kept: knfsd's
+# NFSv4 one ends at once (v4_end_grace), and lockd's, which knfsd starts
+# beside it, is made as short as lockd allows and waited out.  Both
+# matter: knfsd grants no NFSv4 delegation while any lock manager is in
+# grace (locks_in_grace() in nfs4_open_delegation()), and lockd's lasts
+# five nlm_timeouts, 50 s by default.  Whether a configuration met it
+# used to depend on how much ran before it in the boot: fstat() on NFSv4
+# with actimeo=0 made no GETATTR when a delegation was held, one when
+# not.  keep-grace keeps both (traces/nfs4-delegation.sh measures them).
 start_nfsd() {
 	[ -e /proc/fs/nfsd/threads ] && [ "$(cat /proc/fs/nfsd/threads)" != 0 ] && return 0
+	local keep=${1:-}
 	mkdir -p "$EXPORT" /var/lib/nfs/sm /var/lib/nfs/v4recovery /run/rpcbind
 	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
 	mount -t nfsd nfsd /proc/fs/nfsd
+	if [ "$keep" != keep-grace ]; then
+		# roundup(nlm_grace_period, nlm_timeout) seconds: 3.
+		echo 3 >/proc/sys/fs/nfs/nlm_timeout
+		echo 1 >/proc/sys/fs/nfs/nlm_grace_period
+	fi
 	rpcbind -w
 	exportfs -o rw,no_root_squash,no_subtree_check,fsid=0 "127.0.0.1:$EXPORT"
 	rpc.mountd
 	rpc.nfsd 4
-	# No grace period: nothing here has state to reclaim.
-	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+	[ "$keep" = keep-grace ] && return 0
+	echo Y >/proc/fs/nfsd/v4_end_grace
+	# lockd's grace ends in a delayed work after 3 s.  Idle, the guest's
+	# clock jumps in cost mode, so this costs little; 5 s leaves room.
+	sleep 5
 }
 
 # host_seconds: the host's wall clock in whole seconds (the CMOS RTC,
