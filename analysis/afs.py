@@ -232,8 +232,9 @@ def findings(d, r, extra=""):
         s0, s1 = a0["cases"]["stat"], c["stat"]
         x0, x1 = a0["cases"]["statx.BASIC_STATS"], c["statx.BASIC_STATS"]
         out.append(f"- **patches/afs:** 6.1's kafs returns stx_mask {m0} whatever is asked: "
-                   "it claims ATIME, CTIME and BLOCKS, which AFS does not keep (the original "
-                   f"statx series' AFS part cleared them).  With the patch: {m1}.  Cost: "
+                   "it claims ATIME, CTIME and BLOCKS, which AFS does not keep (afs_getattr() "
+                   "has reported them through generic_fillattr() since statx() came in, "
+                   f"commit a528d35e8bfc).  With the patch: {m1}.  Cost: "
                    f"stat() {fmt(s0['median'])} ({spread(s0)}) without, {fmt(s1['median'])} "
                    f"({spread(s1)}) with; statx() {fmt(x0['median'])} ({spread(x0)}) against "
                    f"{fmt(x1['median'])} ({spread(x1)})." + (f"  {extra}" if extra else ""))
