@@ -156,7 +156,8 @@ while read -r label fs scope vers opts netem; do
 		fi
 		set_netem "$netem"
 		run_fs "$label" nfs "$mnt/bench-nfs${vers%%.*}" "$mnt" \
-			"actimeo=$actimeo" "netem_us=$netem" "nfs_vers=$vers"
+			"actimeo=$actimeo" "netem_us=$netem" "nfs_vers=$vers" \
+			"nfsd_grace=ended before the mount (knfsd's v4 and lockd's)"
 	fi
 	n=$((n + 1))
 done <<<"$CONFIGS"

@@ -30,7 +30,7 @@ B=$REPO/build/statx-bench
 [ -x "$B" ] || { echo "nfs4-delegation: no $B: run 'make -C bench'" >&2; exit 2; }
 mode=$(boot_arg sxs.mode)
 mkdir -p "$OUTDIR"
-start_nfsd keep-grace
+NFSD_KEEP_GRACE=1 start_nfsd
 mount_nfs 4.2 /mnt/nfs4 actimeo=0
 
 # trace_start NAME / trace_stop: one bpftrace session, its output in

@@ -8,7 +8,8 @@ set -eu
 REPO=${REPO:-$(cd "$(dirname "$0")/../../../.." && pwd)}
 # shellcheck source=../../../../vm/guest-lib.sh
 . "$REPO/vm/guest-lib.sh"
-start_nfsd "${1:-}"
+[ "${1:-}" != keep-grace ] || export NFSD_KEEP_GRACE=1
+start_nfsd
 mount_nfs 4.2 /mnt/nfs4 actimeo=0
 mkdir -p /mnt/nfs4/dc
 "$REPO/build/statx-bench" --dir /mnt/nfs4/dc --fs nfs --variant stock --mode cost --cases fstat,stat --samples 3 --nfs-mount /mnt/nfs4 --label dc --json /tmp/dc.json >/dev/null
