@@ -15,12 +15,16 @@ import pathlib
 import re
 import sys
 
-# The VFS step: the first of these frames from the RPC outwards.
+# The VFS step: the first of these frames from the RPC outwards.  With the
+# events on, vfs_getattr_nosec() tail-calls fs_getattr_traced() (series v3;
+# v2's was vfs_getattr_nosec_traced), so neither it nor vfs_getattr() is on
+# the stack then.
 VFS_STEPS = (
     ("inode_permission", "permission check (may_lookup)"),
     ("lookup_fast", "d_revalidate (lookup_fast)"),
     ("lookup_slow", "lookup (lookup_slow)"),
     ("__lookup_slow", "lookup (lookup_slow)"),
+    ("fs_getattr_traced", "->getattr"),
     ("vfs_getattr_nosec_traced", "->getattr"),
     ("vfs_getattr_nosec", "->getattr"),
     ("vfs_getattr", "->getattr"),

@@ -117,8 +117,7 @@ soak() {
 }
 
 # The series' KUnit test of struct filename, in each base's UML build
-# (vm/uml.sh: a source copy and a build directory of their own per base,
-# shared with the UML timing suite).
+# (vm/uml.sh: a source copy and a build directory of their own per base).
 kunit() {
 	step kunit
 	check "kunit: the struct filename test (patch 4) passes every case as UML, on 6.1's and 6.12's series" \
