@@ -1,7 +1,7 @@
 #!/bin/bash
 # guest-names.sh - runs inside the guest: how long the names are that real
 # programs pass to path-based system calls (traces/name_lengths.bt), for
-# the workload-weighted cost of the small struct filename (patch 5).
+# the workload-weighted cost of the small struct filename (patch 4).
 #
 # Usage (in the guest): traces/guest-names.sh OUTDIR
 # Writes OUTDIR/names.bt (the map: program, length, count) and
