@@ -189,10 +189,21 @@ def brief(r):
     lines = [x for x in full.splitlines()
              if not x.startswith("| nfs") or x.split(" | ")[0][2:] in keep]
     text = "\n".join(lines)
-    # Of the attribution, stat() only.
+    # Of the attribution, stat() only, and its table once: a mount whose
+    # table is the first one's keeps its count line.
     parts = text.split("\n\n`")
     head, rest = parts[0], parts[1:]
-    kept = [x for x in rest if x.startswith("stat` on ") or x.startswith("statx.MTIME` against")]
+    kept, tables = [], []
+    for x in rest:
+        if x.startswith("statx.MTIME` against"):
+            kept.append(x)
+        elif x.startswith("stat` on "):
+            line, _, table = x.rstrip().partition("\n\n")
+            if table and table in tables:
+                kept.append(line + " Where each comes from: as on the mount above.")
+            else:
+                tables.append(table)
+                kept.append(x)
     return ((head + "".join("\n\n`" + x for x in kept)).rstrip() +
             f"\n\nBoot {bt}; the mounts with the attribute cache, the netem ones and the "
             "other calls' attribution: "

@@ -499,6 +499,7 @@ def figures(r, outdir):
 # the full sections go to the tables file.
 BRIEF = {m.SECTION[0]: m.brief for m in MODULES if hasattr(m, "brief")}
 BRIEF["behaviour"] = lambda r: behaviour.brief()
+BRIEF["runs"] = runs.brief
 
 
 def render_sections(r, brief=False):

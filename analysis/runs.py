@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import drift  # noqa: E402
 import statx_results as sr  # noqa: E402
-from md import fmt, md_table  # noqa: E402
+from md import TABLES_LINK, fmt, md_table  # noqa: E402
 
 RUNS = pathlib.Path(__file__).resolve().parent / "reference" / "runs"
 
@@ -83,9 +83,10 @@ def kept_runs(path=RUNS):
             for p in sorted(pathlib.Path(path).glob("*.json"))]
 
 
-def section(r, path=RUNS):
+def section(r, path=RUNS, last=None):
     """The run-to-run spread: each kept run built from the reference's
-    configs against the reference."""
+    configs against the reference; LAST: only the newest LAST of them, the
+    others named in a line."""
     mine = {c["variant"]: c["vm"].get("config_hash", "") for c in r.doc["configs"]}
     rows, other = [], []
     for run in kept_runs(path):
@@ -100,6 +101,8 @@ def section(r, path=RUNS):
                      f"{c['local_moved']} of {fmt(c['local'])}", f"{fmt(d, 1)} ({where})"])
     if not rows:
         return "No earlier run kept in analysis/reference/runs/ with these configs.\n"
+    older = len(rows) - last if last and len(rows) > last else 0
+    rows = rows[older:]
     out = [f"The reference `{r.doc.get('run_id', '?')}` against the earlier runs kept in "
            "`analysis/reference/runs/` (the same kernel configs, other boots; the ids give "
            f"the day), on the base kernel ({r.roles.base}), the one kernel every run built "
@@ -109,10 +112,17 @@ def section(r, path=RUNS):
            "the largest local change.", "",
            md_table(["run", "identical", "inside the spread", "beyond", "local beyond",
                      "largest local change"], rows)]
+    if older:
+        out += ["", f"Earlier kept runs ({fmt(older)}): {TABLES_LINK}."]
     if other:
         out += ["", "Kept but built from other configs, not compared: " +
                 ", ".join(f"`{x}`" for x in other) + "."]
     return "\n".join(out) + "\n"
+
+
+def brief(r):
+    """REPORT.md's version: the newest three kept runs."""
+    return section(r, last=3)
 
 
 def main():

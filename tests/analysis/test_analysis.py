@@ -1065,6 +1065,11 @@ def test_runs_section_compares_kept_runs_built_from_the_same_configs(doc, tmp_pa
     row = next(x for x in text.splitlines() if x.startswith("| `moved`"))
     assert "| 1 | 1 of" in row and "1,331.0 (stock ext4 `stat`)" in row
     assert "`otherconfig`" in text.split("not compared")[1]
+    # REPORT.md's version keeps the newest (the ids sort by date), and
+    # names how many it leaves to the tables file
+    short = runs.section(report.Report(doc), tmp_path, last=1)
+    assert "| `moved`" in short and "| `earlier`" not in short
+    assert "Earlier kept runs (1): [analysis/reference/tables.md]" in short
     (tmp_path / "broken.json").write_text(json.dumps({"kind": "run"}))
     with pytest.raises(sr.SchemaError):
         runs.section(report.Report(doc), tmp_path)
