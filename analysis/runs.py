@@ -103,13 +103,11 @@ def section(r, path=RUNS, last=None):
         return "No earlier run kept in analysis/reference/runs/ with these configs.\n"
     older = len(rows) - last if last and len(rows) > last else 0
     rows = rows[older:]
-    out = [f"The reference `{r.doc.get('run_id', '?')}` against the earlier runs kept in "
-           "`analysis/reference/runs/` (the same kernel configs, other boots; the ids give "
-           f"the day), on the base kernel ({r.roles.base}), the one kernel every run built "
-           "from the same source and patches: cases with the same median, cases that moved inside the two "
-           "intervals (widened by the jitter of calls that allocate a name), cases beyond "
-           "them; the same for the local cases (not NFS, not a writer's dirty page), and "
-           "the largest local change.", "",
+    out = [f"The reference `{r.doc.get('run_id', '?')}` against the runs kept in "
+           f"`analysis/reference/runs/`, on the base kernel ({r.roles.base}), the one every "
+           "run built from the same source: cases with the same median, moved inside both "
+           "intervals (widened by a name's allocator jitter), beyond them; the local ones "
+           "(not NFS, no dirty page) beyond, and the largest local change.", "",
            md_table(["run", "identical", "inside the spread", "beyond", "local beyond",
                      "largest local change"], rows)]
     if older:

@@ -8,7 +8,10 @@ cut to median, min and max (cost mode; exact counts need no more) or kept
 (time mode, where the report's confidence intervals need them).  Either
 way a case keeps its interval of the median: the two order statistics
 (ci95), their ranks among the samples and their coverage (ci_ranks,
-ci_level), checked against the samples before they are cut.  No raw
+ci_level), checked against the samples before they are cut.  The
+clock's figures (clock_*) only where they differ from the busy time's (a
+call that idled); of each kernel's dispatch, the system calls the
+analysis reads.  No raw
 traces, no console logs.  Written compact, keys sorted, a line per
 top-level section, configuration and case (a diff shows the cases that
 changed).
@@ -19,6 +22,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import series  # noqa: E402
 import statx_results  # noqa: E402
 
 
@@ -40,6 +44,11 @@ def check_interval(case):
 def summarize(doc):
     out = {k: v for k, v in doc.items() if k != "configs"}
     out["summary"] = True
+    # Each kernel's dispatch: the numbers the analysis reads, not all ~450.
+    if out.get("dispatch"):
+        keep = {str(n) for n in series.DISPATCH_NRS}
+        out["dispatch"] = {k: {**d, "per_nr": {n: x for n, x in d["per_nr"].items() if n in keep}}
+                           for k, d in out["dispatch"].items()}
     out["configs"] = []
     seen_diffs = set()
     for c in doc["configs"]:
@@ -54,6 +63,7 @@ def summarize(doc):
             case = dict(case)
             check_interval(case)
             s = case["samples"]
+            idle = case.get("clock_samples") not in (None, s)
             case["n"] = len(s)
             case["min"] = min(s)
             case["max"] = max(s)
@@ -61,6 +71,12 @@ def summarize(doc):
                 case["samples"] = [case["median"]]
                 if "clock_samples" in case:
                     case["clock_samples"] = [case["clock_median"]]
+                # Where nothing idled the clock is the busy time, sample for
+                # sample (tests/checks.py holds results.json to it): kept
+                # only where it differs.
+                if not idle:
+                    for k in ("clock_median", "clock_samples", "clock_ci95"):
+                        case.pop(k, None)
             cases.append(case)
         c["cases"] = cases
         out["configs"].append(c)
