@@ -164,7 +164,8 @@ def section(r, suffixes=("", f" [{IOA0}]")):
 NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}
 # The numbers whose dispatch the analysis reads: NR's and the two ENOSYS
 # cases' (nosys.134, nosys.174); the summary keeps only these.
-DISPATCH_NRS = (*NR.values(), 134, 174)
+NOSYS = ("134", "174")
+DISPATCH_NRS = (*NR.values(), *map(int, NOSYS))
 
 
 def syscall(case):
@@ -192,8 +193,9 @@ def dispatch_lines(r, variant):
            f"through /proc/kcore)."]
     m134, m174 = r.v(variant, "floor", "nosys.134"), r.v(variant, "floor", "nosys.174")
     if m134 is not None and m174 is not None:
-        p = d["per_nr"]["134"]["instructions"] - d["per_nr"]["174"]["instructions"]
-        same = d["per_nr"]["134"]["handler"] == d["per_nr"]["174"]["handler"]
+        a, b = (d["per_nr"][n] for n in NOSYS)
+        p = a["instructions"] - b["instructions"]
+        same = a["handler"] == b["handler"]
         out[-1] += (f"  Measured check: syscall(134) and syscall(174) both reach "
                     f"{'the same handler' if same else 'different handlers'} and cost "
                     f"{fmt(m134)} and {fmt(m174)}, {m134 - m174:+,.0f} apart; the count "
