@@ -45,7 +45,7 @@ N ?= 20
 STEPS ?=
 PY := /usr/bin/python3
 
-.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs afs-6.12 probes nfs4-delegation behaviour \
+.PHONY: all deps kernel kernels vm-run bench-bin bench report report-reference hostcal mix names afs afs-6.12 probes nfs4-delegation nfs4-sites events-cost behaviour \
 	compare conformance soak test clean help
 
 help:
@@ -179,6 +179,30 @@ nfs4-delegation: kernel bench-bin
 	@vm/run.sh -q -v $(VARIANT) -m cost -t 900 -o results/nfs4-delegation -- \
 		"traces/nfs4-delegation.sh /mnt/io $(VARIANT)"
 	@$(PY) analysis/delegation.py results/nfs4-delegation -o analysis/reference/nfs4_delegation.json
+
+## make nfs4-sites           which GETATTR of a stat() on NFSv4 (actimeo=0) a
+##                            read delegation spares, on 6.1 and on 6.12: the
+##                            call-site trace with the file closed and held
+##                            open; a guest per kernel (the series' events give
+##                            the phase): analysis/reference/nfs4_sites.json
+NFS4_SITES_KERNELS ?= patched patched-6.12
+nfs4-sites: bench-bin
+	@rm -rf results/nfs4-sites
+	@for v in $(NFS4_SITES_KERNELS); do vm/kbuild.sh "$$v" || exit; \
+		vm/run.sh -q -v "$$v" -m cost -t 1200 -o "results/nfs4-sites/$$v" -- \
+		'traces/nfs4-sites.sh $$IO' >/dev/null || exit; done
+	@$(PY) analysis/nfs4_sites.py $(addprefix results/nfs4-sites/,$(NFS4_SITES_KERNELS)) \
+		-o analysis/reference/nfs4_sites.json
+
+## make events-cost          the tracepoints' disabled cost, boot by boot:
+##                            series4 and patched booted alternately, with
+##                            hardened usercopy on and off (bench/events-cost.sh):
+##                            analysis/reference/events_cost.json and patch 5's table
+events-cost: bench-bin
+	@bench/events-cost.sh -n 3 -o results/events-cost series4 patched
+	@$(PY) analysis/events_cost.py results/events-cost --before series4 --after patched \
+		-o analysis/reference/events_cost.json \
+		--fill patches/0005-fs-add-tracepoints-for-getattr-and-for-statx-s-resul.patch
 
 ## make behaviour [BEHAVIOUR_KERNELS="stock ... patched"]   what the
 ##                            lookup-free paths change besides cost: audit

@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import mix  # noqa: E402
+import nfs4_sites  # noqa: E402
 import nfs_sites  # noqa: E402
 import statx_results as sr  # noqa: E402
 from md import TABLES_LINK, fmt, md_table  # noqa: E402
@@ -130,6 +131,16 @@ def sites_text(r):
     return "\n".join(out) + "\n"
 
 
+def delegation_text(path=nfs4_sites.SITES_FILE):
+    """Why NFSv4 counts fewer GETATTRs than its trace with no file open,
+    and 6.12 fewer than 6.1: the read delegation the benchmark's open file
+    holds, traced with and without it (make nfs4-sites)."""
+    d = nfs4_sites.load(path)
+    if d is None:
+        return ""
+    return "**NFSv4 and the read delegation:** " + nfs4_sites.finding(d)
+
+
 def flush_text(r, doc=None, label="nfs3", a="statx.SIZE", b="statx.MTIME", top=6):
     """What asking for MTIME adds to a statx() of a clean NFS file with
     the attribute cache on, function by function, from the instruction
@@ -176,7 +187,8 @@ def section(r):
             md_table(["mount", "actimeo", "netem µs", "case", r.unit.split()[0],
                       "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows) +
             ("\n\n" + flush_text(r) if flush_text(r) else "") +
-            ("\n\n" + sites_text(r) if sites_text(r) else ""))
+            ("\n\n" + sites_text(r) if sites_text(r) else "") +
+            ("\n" + delegation_text() + "\n" if delegation_text() else ""))
 
 
 def brief(r):
@@ -204,7 +216,9 @@ def brief(r):
             else:
                 tables.append(table)
                 kept.append(x)
+    deleg = delegation_text()
     return ((head + "".join("\n\n`" + x for x in kept)).rstrip() +
+            (f"\n\n{deleg}" if deleg else "") +
             f"\n\nBoot {bt}; the mounts with the attribute cache, the netem ones and the "
             "other calls' attribution: "
             f"{TABLES_LINK}.")

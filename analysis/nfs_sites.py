@@ -110,7 +110,10 @@ def rows(site):
     order = list(site["components"].values())
     agg = {}
     for r in site["rpcs"]:
-        k = (r["proc"], r["component"], r["phase"], r["step"], r["nfs"])
+        # Classified again from the stack it kept: a summary merged
+        # before a fix of classify() reads as it would now.
+        step, nfs = classify(r["stack"]) if r.get("stack") else (r["step"], r["nfs"])
+        k = (r["proc"], r["component"], r["phase"], step, nfs)
         agg[k] = agg.get(k, 0) + r["per_call"]
 
     def key(k):

@@ -33,18 +33,6 @@ SCENARIOS=(
 	"nfs3.statx_FORCE_SYNC|statx 200 /mnt/nfs3/t/file 0x7ff 0x2000"
 )
 
-# bt SCRIPT OUT WORKLOAD...: run a bpftrace script around one workload.
-bt() {
-	local script=$1 out=$2 pid
-	shift 2
-	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" >"$out" 2>&1 &
-	pid=$!
-	wait_banner "$out" "$pid" || echo "trace: $script did not attach; see $out"
-	"$@"
-	kill -INT "$pid"
-	wait "$pid" || true
-}
-
 # PROBES_ONLY=1 (a kernel booted for the probe study only, e.g. VARIANT=btf).
 if [ "${PROBES_ONLY:-0}" != 1 ]; then
 	if [ -e /sys/kernel/tracing/events/stat ]; then
@@ -63,9 +51,11 @@ if [ "${PROBES_ONLY:-0}" != 1 ]; then
 		mount_devices >"$OUTDIR/traces/devices"
 		# Where each NFS RPC of a stat() comes from (nfs_getattr_sites.bt,
 		# analysis/nfs_sites.py): the benchmark's own lookup, d1/d2/d3/file
-		# from a directory on the mount, no attribute cache.  Each is named
-		# CONFIGURATION+CASE after the benchmark's, whose GETATTR count
-		# (mountstats) the report sets beside the trace's.
+		# from a directory on the mount, no attribute cache, the file held
+		# open as the harness holds it (on NFSv4 with a read delegation,
+		# as the benchmark's NFSv4 cases meet it).  Each
+		# is named CONFIGURATION+CASE after the benchmark's, whose GETATTR
+		# count (mountstats) the report sets beside the trace's.
 		mount_nfs 4.2 /mnt/nfs4 actimeo=0
 		for sc in "nfs3.actimeo0+stat|/mnt/nfs3|stat" \
 			"nfs3.actimeo0+statx.TYPE|/mnt/nfs3|statx 0x1" \
@@ -74,15 +64,10 @@ if [ "${PROBES_ONLY:-0}" != 1 ]; then
 			"nfs4.actimeo0+stat|/mnt/nfs4|stat"; do
 			IFS='|' read -r name mnt call <<<"$sc"
 			read -r -a how <<<"$call"
-			dir=$mnt/sites-${name%%.*}
-			mkdir -p "$dir/d1/d2/d3"
-			echo data >"$dir/d1/d2/d3/file"
 			echo "trace: nfs_getattr_sites on $name"
-			out=$OUTDIR/traces/nfs_sites.$name.txt
-			bt nfs_getattr_sites.bt "$out" sh -c \
-				"cd $dir && exec $S ${how[0]} 20 d1/d2/d3/file ${how[*]:1}"
-			echo "calls 20" >>"$out"
-			(cd "$dir" && stat -c 'fileid %i %n' . d1 d1/d2 d1/d2/d3 d1/d2/d3/file) >>"$out"
+			hold=open
+			[ "$mnt" = /mnt/nfs4 ] && hold=deleg
+			trace_sites "$OUTDIR/traces/nfs_sites.$name.txt" "$mnt/sites-${name%%.*}" "$hold" "${how[@]}"
 		done
 		umount /mnt/nfs4
 	else

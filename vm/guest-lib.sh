@@ -62,6 +62,57 @@ wait_banner() {
 	return 1
 }
 
+# bt SCRIPT OUT WORKLOAD...: run traces/SCRIPT (bpftrace) around one
+# workload, its output in OUT.
+bt() {
+	local script=$1 out=$2 pid
+	shift 2
+	bpftrace -I "$REPO/traces/include" "$REPO/traces/$script" >"$out" 2>&1 &
+	pid=$!
+	wait_banner "$out" "$pid" || echo "trace: $script did not attach; see $out"
+	"$@"
+	kill -INT "$pid"
+	wait "$pid" || true
+}
+
+# trace_sites OUT DIR HOLD CALL [MASK [FLAGS]]: where each NFS RPC of 20
+# calls of stat_n CALL on DIR/d1/d2/d3/file (made here) comes from
+# (traces/nfs_getattr_sites.bt), run from DIR.  HOLD: "open" holds the
+# file open meanwhile, as the benchmark's harness does; "deleg" the same
+# on NFSv4, until knfsd holds a read delegation for it (the first open
+# after the file was written gets none: it is opened again, up to five
+# times, a second apart, else this fails); "closed" opens nothing.  The
+# open happens before the trace starts, so its own RPCs are not counted.
+# OUT gets bpftrace's maps, the calls and each component's fileid
+# (analysis/nfs_sites.py).
+trace_sites() {
+	local out=$1 dir=$2 hold=$3 call=$4 f i
+	shift 4
+	f=$dir/d1/d2/d3/file
+	mkdir -p "$dir/d1/d2/d3"
+	echo data >"$f"
+	case $hold in
+	open) exec 8<"$f" ;;
+	deleg)
+		for i in 1 2 3 4 5; do
+			exec 8<"$f"
+			# knfsd's states name a file by its parent and name.
+			grep -qs 'type: deleg, access: r, .*filename: "d3/file"' /proc/fs/nfsd/clients/*/states && break
+			exec 8<&-
+			[ "$i" = 5 ] && { echo "trace_sites: no read delegation for $f after 5 opens" >&2; return 1; }
+			sleep 1
+		done
+		;;
+	closed) ;;
+	*) echo "trace_sites: HOLD is open, deleg or closed, not $hold" >&2; return 2 ;;
+	esac
+	bt nfs_getattr_sites.bt "$out" sh -c \
+		"cd $dir && exec $REPO/build/stat_n $call 20 d1/d2/d3/file $*"
+	[ "$hold" = closed ] || exec 8<&-
+	echo "calls 20" >>"$out"
+	(cd "$dir" && stat -c 'fileid %i %n' . d1 d1/d2 d1/d2/d3 d1/d2/d3/file) >>"$out"
+}
+
 # mount_nfs VERS MNT [OPTIONS]: mount the export over loopback.
 mount_nfs() {
 	local vers=$1 mnt=$2 opts=${3:-}
