@@ -395,7 +395,11 @@ static long body_real_ls(struct bench_ctx *c)
 /* The one call after a change behind the client's back (--stale-cmd). */
 #define STALE(n, c, b, t, fl, m)					\
 	{ .name = n, .call = c, .kind = "raw", .body = b, .target = t,	\
-	  .flags = fl, .mask = m, .quick = 1, .tags = "stale", .stale = 1 }
+	  .flags = fl, .mask = m, .quick = 1, .tags = "stale", .stale = STALE_PEER }
+/* The one call on a symlink made anew (--stale-symlink). */
+#define STALE_LINK(n, c, b, fl, m)					\
+	{ .name = n, .call = c, .kind = "raw", .body = b, .target = T_SYMLINK,	\
+	  .flags = fl, .mask = m, .quick = 1, .tags = "stale", .stale = STALE_NEWLINK }
 
 /*
  * The scaling study (tag scale), run only when asked (--tags scale).
@@ -514,6 +518,13 @@ const struct bench_case bench_cases[] = {
 	      SYNC_FORCE, BASIC),
 	STALE("stale.statx.BASIC_STATS.DONT_SYNC", "statx(path)", body_statx, T_PATH,
 	      SYNC_DONT, BASIC),
+	/*
+	 * A symlink this client holds no callback promise on: no other
+	 * client can change a symlink on kafs, so the harness makes it anew
+	 * (--stale-symlink), and kafs holds no promise on one it has just
+	 * made; lstat() is the first call to meet it.
+	 */
+	STALE_LINK("stale.lstat", "newfstatat(symlink, NOFOLLOW)", body_newfstatat, NOFOLLOW, 0),
 	DIRTY("dirty.statx.BASIC_STATS.DONT_SYNC", "pwrite+statx(path)", body_dirty_statx,
 	      SYNC_DONT, BASIC, ""),
 

@@ -134,10 +134,11 @@ while read -r label fs scope vers opts netem; do
 		# harness names it in $STATX_BENCH_FILE), which breaks this
 		# client's callback on it.
 		# shellcheck disable=SC2016 # expanded by the peer's shell
-		AFS=(--afs-ops --skip-tags local
+		# The symlink's: the harness makes it anew (--stale-symlink).
+		AFS=(--afs-ops --skip-tags local --stale-symlink
 			--stale-cmd "$(afs_peer_cmd 'echo x >>"bench/$STATX_BENCH_FILE"')")
-		run_fs "$label" afs "$AFS_MNT/bench" "" "afs_cell=$AFS_CELL" \
-			"afs_servers=OpenAFS $(dpkg-query -W -f='${Version}' openafs-fileserver 2>/dev/null) (demand-attach), NoAuth, in the guest"
+		servers="afs_servers=OpenAFS $(dpkg-query -W -f='${Version}' openafs-fileserver 2>/dev/null) (demand-attach), NoAuth, in the guest"
+		run_fs "$label" afs "$AFS_MNT/bench" "" "afs_cell=$AFS_CELL" "$servers"
 		AFS=()
 	elif [ "$fs" != nfs ]; then
 		run_fs "$label" "$fs" "/mnt/$fs/bench" "" "netem_us=$netem"

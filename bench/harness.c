@@ -50,6 +50,10 @@
  *                      this client's back (AFS: a second client's write,
  *                      which breaks this one's callback); a sample is one
  *                      call
+ *   --stale-symlink    run the cases marked stale on the symlink: before
+ *                      each of their samples the harness removes the
+ *                      symlink and makes it again (AFS: kafs holds no
+ *                      callback promise on a symlink it has just made)
  *   --max-files N      studies: no directory of more than N files
  *                      (default 100000)
  *   --json FILE        write the results as JSON (bench/SCHEMA.md)
@@ -114,7 +118,7 @@
 struct options {
 	const char *dir, *fs, *variant, *mode, *cases, *skip, *json, *label, *nfs_mount;
 	const char *tags, *skip_tags, *mix, *stale_cmd;
-	int afs_ops, busy;
+	int afs_ops, busy, stale_symlink;
 	int quick, allow_tcg_time, list;
 	unsigned int samples, max_samples, ci_ranks;
 	unsigned long max_files;
@@ -321,15 +325,23 @@ static void read_afs_ops(uint64_t *ops)
 /* --stale-cmd, before a stale case's sample, changes this file (in --dir;
  * the command gets it as $STATX_BENCH_FILE). */
 #define STALE_FILE "d1/d2/d3/file"
-/* --stale-cmd, before a stale case's sample. */
+/* The symlink to the file (T_SYMLINK; --stale-symlink makes it anew). */
+#define SYMLINK_PATH "d1/d2/d3/link"
+/* --stale-cmd, before a stale case's sample; --stale-symlink. */
 static const char *stale_cmd;
+static int stale_symlink;
 static int dir_fd;	/* the --dir the cases work in (below) */
 
-static void make_stale(void)
+static void make_stale(int kind)
 {
 	struct stat st;
 	int rc;
 
+	if (kind == STALE_NEWLINK) {
+		if (unlinkat(dir_fd, SYMLINK_PATH, 0) || symlinkat("file", dir_fd, SYMLINK_PATH))
+			die("--stale-symlink: cannot make " SYMLINK_PATH " anew: %s", strerror(errno));
+		return;
+	}
 	/*
 	 * A plain stat first: the change then meets a callback this client
 	 * holds (a DONT_SYNC call before may have left none to break).
@@ -565,7 +577,9 @@ static int selected(const struct options *o, const struct bench_case *bc,
 		return 0;
 	if (o->skip_tags && tag_in_list(o->skip_tags, bc))
 		return 0;
-	if (bc->stale && !o->stale_cmd)
+	if (bc->stale == STALE_PEER && !o->stale_cmd)
+		return 0;
+	if (bc->stale == STALE_NEWLINK && !o->stale_symlink)
 		return 0;
 	if (o->cases)
 		return in_list(o->cases, name);
@@ -653,7 +667,7 @@ static void make_files(const char *dir, int need)
 	if (fd < 0 || write(fd, "statx\n", 6) != 6)
 		die("cannot make d1/d2/d3/file in %s: %s", dir, strerror(errno));
 	close(fd);
-	if (symlink("file", "d1/d2/d3/link") && errno != EEXIST)
+	if (symlink("file", SYMLINK_PATH) && errno != EEXIST)
 		die("cannot make d1/d2/d3/link: %s", strerror(errno));
 }
 
@@ -810,7 +824,7 @@ static void prepare(const struct options *o, const struct bench_result *r,
 			c->path = c->namebuf = padded_name(bc->namelen);
 		break;
 	case T_SYMLINK:
-		c->path = "d1/d2/d3/link";
+		c->path = SYMLINK_PATH;
 		break;
 	case T_FD:
 	case T_FD_NULL:
@@ -1089,7 +1103,7 @@ static void sample(struct bench_result *r, struct bench_ctx *c, unsigned int s,
 
 	enter(c);
 	if (bc->stale)
-		make_stale();
+		make_stale(bc->stale);
 	if (count)
 		read_nfs_ops(study_nfs_mount, ops0);
 	if (bc->base)
@@ -1138,7 +1152,7 @@ static void warm_up(const struct options *o, struct bench_result *r, struct benc
 	if (bc->cold)
 		drop_caches();
 	if (bc->stale)
-		make_stale();
+		make_stale(bc->stale);
 	errno = 0;
 	r->ret = bc->body(c);
 	r->err = errno;
@@ -1187,7 +1201,7 @@ static void count_ops(const struct options *o, struct bench_result *r,
 		if (o->afs_ops)
 			read_afs_ops(abefore);
 		cb = abefore[NR_AFS_OPS - 1];
-		make_stale();
+		make_stale(r->bc->stale);
 		if (o->afs_ops) {
 			read_afs_ops(abefore);
 			abefore[NR_AFS_OPS - 1] = cb;
@@ -1303,7 +1317,8 @@ static void usage(void)
 		"  [--samples N] [--budget NS] [--label TEXT] [--max-files N]\n"
 		"  [--ci-target F] [--max-samples N] [--max-seconds S]\n"
 		"  [--env K=V]... [--json FILE] [--allow-tcg-time] [--list] [--list-tsv]\n"
-		"  [--mix TTY] [--nfs-mount MNT] [--afs-ops] [--busy] [--stale-cmd CMD]\n");
+		"  [--mix TTY] [--nfs-mount MNT] [--afs-ops] [--busy] [--stale-cmd CMD]\n"
+		"  [--stale-symlink]\n");
 	exit(2);
 }
 
@@ -1326,6 +1341,7 @@ static void parse(int argc, char **argv, struct options *o)
 		if (!strcmp(a, "--list-tsv")) { o->list = 2; continue; }
 		if (!strcmp(a, "--allow-tcg-time")) { o->allow_tcg_time = 1; continue; }
 		if (!strcmp(a, "--afs-ops")) { o->afs_ops = 1; continue; }
+		if (!strcmp(a, "--stale-symlink")) { o->stale_symlink = 1; continue; }
 		if (!strcmp(a, "--busy")) { o->busy = 1; continue; }
 		if (!v)
 			usage();
@@ -1422,6 +1438,7 @@ int main(int argc, char **argv)
 	if (o.busy)
 		idle_ns();
 	stale_cmd = o.stale_cmd;
+	stale_symlink = o.stale_symlink;
 	if (o.list) {
 		for (i = 0; i < bench_ncases; i++) {
 			const struct bench_case *bc = &bench_cases[i];

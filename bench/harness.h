@@ -45,6 +45,9 @@ enum bench_target {
 	T_FILES,		/* study: in DIR/dir.N/files, its files by name */
 };
 
+/* What changes behind the client's back before a stale case (below). */
+enum { STALE_NONE, STALE_PEER, STALE_NEWLINK };
+
 struct bench_case {
 	const char *name;	/* unique, as it appears in results */
 	const char *call;	/* the system call or wrapper it measures */
@@ -73,9 +76,12 @@ struct bench_case {
 	 */
 	long (*base)(struct bench_ctx *c);
 	/*
-	 * Before each sample (and its warm-up), --stale-cmd changes the file
-	 * behind this client's back: a sample is the one call that meets the
-	 * change.  Run only when --stale-cmd is given.
+	 * Before each sample (and its warm-up), the file changes behind this
+	 * client's back: a sample is the one call that meets the change.
+	 * STALE_PEER: --stale-cmd changes the file; STALE_NEWLINK: with
+	 * --stale-symlink the harness makes the symlink anew, so that the
+	 * call meets one this client holds no callback promise on (no other
+	 * client can change a symlink on kafs).  Run only when asked for.
 	 */
 	int stale;
 };

@@ -149,7 +149,7 @@ afs() {
 		grep -q '^ok [0-9]* conf.afs.fields_regular_file$' "$LOG/vm/conformance-afs/output"
 	vm "afs: a server that cannot start is one named error; a callback break, DONT_SYNC's stale answer; a dead fileserver fails a stat within a bound" \
 		afs-faults afs tests/guest/afs-faults.sh
-	check "afs: the harness records no file-server call with a valid callback, one FetchStatus after a break" \
+	check "afs: the harness records no file-server call with a valid callback, one FetchStatus after a break, and for lstat() of a symlink it holds no promise on" \
 		tests/afs-bench.sh "$LOG/afs-bench"
 }
 
