@@ -252,13 +252,11 @@ def symlink_line(c0, c1):
     if "stale.lstat" not in c0 or "stale.lstat" not in c1:
         return None
     l0, l1 = c0["stale.lstat"], c1["stale.lstat"]
-    return ("- **Symlinks (patches/afs, patch 2):** lstat() of a symlink this client holds no "
-            "callback promise on (the harness makes it anew before each call: kafs holds "
-            "none on a symlink it has just made, and no client can change a symlink to "
-            f"break one) makes {calls(l0)} without the patch ({fmt(l0['median'])} "
+    return ("- **Symlinks (patches/afs, patch 2):** lstat() of a symlink kafs holds no "
+            "callback promise on (made anew before each call) makes "
+            f"{calls(l0).replace('none', 'no call')} without the patch ({fmt(l0['median'])} "
             f"instructions, {spread(l0)}) and {calls(l1)} with it ({fmt(l1['median'])}, "
-            f"{spread(l1)}): afs_getattr() validates the symlink, where generic_fillattr() "
-            "answered from whatever the inode held.")
+            f"{spread(l1)}): afs_getattr() validates the symlink.")
 
 
 def section(r=None, path=AFS_FILE):

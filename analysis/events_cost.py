@@ -30,8 +30,43 @@ INTRO = "  Disabled, boot by boot (each kernel booted alternately, the same"
 PLACEHOLDER = "@@EVENTS_COST@@"
 
 
+EVENTS_COST_FILE = pathlib.Path(__file__).resolve().parent / "reference" / "events_cost.json"
+
+
 class EventsCostError(Exception):
     pass
+
+
+def load(path=EVENTS_COST_FILE):
+    path = pathlib.Path(path)
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def verdict_line(doc, names, at_most, setting="usercopy_off"):
+    """One line for the report's patch-by-patch checks: NAMES' change in
+    every pair of boots with hardened usercopy off, against AT_MOST, and
+    how far a call moved between boots with Debian's command line."""
+    s = doc["settings"].get(setting)
+    d = doc["settings"].get("default")
+    if s is None:
+        return None
+    parts, ok = [], True
+    for n in names:
+        c = s["cases"].get(n)
+        if c is None:
+            continue
+        parts.append(f"`{n}` {change(c)}")
+        ok = ok and c["exact"] and c["delta_median"] <= at_most
+    if not parts:
+        return None
+    line = (f"{s['boots']} boots of each (make events-cost), hardened_usercopy=off: "
+            + ", ".join(parts) +
+            f" (target ≤ +{at_most} instructions: {'met' if ok else '**not met**'})")
+    if d:
+        moved = max(max(c["before_range"], c["after_range"]) for c in d["cases"].values())
+        line += (f"; with Debian's command line a by-path call moves by up to {moved:g} "
+                 "between boots of one kernel (the usercopy check of its name)")
+    return line
 
 
 def boots(d, setting, variant):

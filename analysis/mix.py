@@ -668,7 +668,7 @@ def hosts_section(model, hostcal_dir=HOSTCAL_DIR):
     core against what the host measured (cycles.against_host), and the
     disagreements, stated, not fitted."""
     out = []
-    for p, h in hostcals(hostcal_dir):
+    for i, (p, h) in enumerate(hostcals(hostcal_dir)):
         try:
             core, hrows = cycles.against_host(h, model, path=p)
         except cycles.ModelError as e:
@@ -688,9 +688,11 @@ def hosts_section(model, hostcal_dir=HOSTCAL_DIR):
                 f"plain-loop iterations; `analysis/reference/hostcal/{p.name}`): "
                 f"{agree} of {len(hrows)} sequences agree, the measurement within the "
                 f"model's interval widened by 25%; {fitted} of them use a parameter that "
-                "cites this file (fitted: where the published figures missed a measurement "
-                "by more than 25%, the interval was widened to it, the published end kept; "
-                "agreement there is by construction).", "",
+                "cites this file" + (" (fitted: where the published figures missed a "
+                                     "measurement by more than 25%, the interval was widened "
+                                     "to it, the published end kept; agreement there is by "
+                                     "construction)" if i == 0 else " (fitted, as above)") +
+                ".", "",
                 md_table(["sequence", "what", "parameter", "model (cycles)",
                           "measured (loop iterations)", "outside by", "agrees"], rows), ""]
         if fast or slow:

@@ -131,14 +131,15 @@ def sites_text(r):
     return "\n".join(out) + "\n"
 
 
-def delegation_text(path=nfs4_sites.SITES_FILE):
+def delegation_text(path=nfs4_sites.SITES_FILE, brief=False):
     """Why NFSv4 counts fewer GETATTRs than its trace with no file open,
     and 6.12 fewer than 6.1: the read delegation the benchmark's open file
     holds, traced with and without it (make nfs4-sites)."""
     d = nfs4_sites.load(path)
     if d is None:
         return ""
-    return "**NFSv4 and the read delegation:** " + nfs4_sites.finding(d)
+    return ("**NFSv4 and the read delegation:** " +
+            (nfs4_sites.finding_brief(d) if brief else nfs4_sites.finding(d)))
 
 
 def flush_text(r, doc=None, label="nfs3", a="statx.SIZE", b="statx.MTIME", top=6):
@@ -168,7 +169,7 @@ def flush_text(r, doc=None, label="nfs3", a="statx.SIZE", b="statx.MTIME", top=6
             "that differ most: " + "; ".join(out) + ".")
 
 
-def section(r):
+def section(r, deleg=True):
     bt = boot(r.doc)
     labels = sr.fs_labels(r.doc, fs="nfs")
     names = sr.tagged(r.doc, TAG)
@@ -188,14 +189,14 @@ def section(r):
                       "GETATTR/call", "LOOKUP/call", "ACCESS/call"], rows) +
             ("\n\n" + flush_text(r) if flush_text(r) else "") +
             ("\n\n" + sites_text(r) if sites_text(r) else "") +
-            ("\n" + delegation_text() + "\n" if delegation_text() else ""))
+            ("\n" + delegation_text() + "\n" if deleg and delegation_text() else ""))
 
 
 def brief(r):
     """REPORT.md's version: the counts without an attribute cache and
     without a netem delay, what MTIME adds to a statx() and where each RPC
     of stat() comes from; the rest goes to the tables file."""
-    full = section(r)
+    full = section(r, deleg=False)
     bt = boot(r.doc)
     keep = set(sr.fs_labels(r.doc, fs="nfs", actimeo="0", netem=0))
     lines = [x for x in full.splitlines()
@@ -216,7 +217,7 @@ def brief(r):
             else:
                 tables.append(table)
                 kept.append(x)
-    deleg = delegation_text()
+    deleg = delegation_text(brief=True)
     return ((head + "".join("\n\n`" + x for x in kept)).rstrip() +
             (f"\n\n{deleg}" if deleg else "") +
             f"\n\nBoot {bt}; the mounts with the attribute cache, the netem ones and the "

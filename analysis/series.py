@@ -19,6 +19,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import events_cost  # noqa: E402
 import statx_results as sr  # noqa: E402
 from md import IOA0, default_only, fmt, md_table, pct  # noqa: E402
 import targets as tg  # noqa: E402
@@ -132,7 +133,18 @@ def section(r, suffixes=("", f" [{IOA0}]")):
         # cases tagged with it (pN), those by path first.
         k = sr.patch_number("events")
         ev, ev0 = sr.with_patches(ro, k), sr.with_patches(ro, k - 1) if k else None
-        for name in sorted(sr.tagged(r.doc, f"p{k}") if ev and ev0 else [],
+        # Boot by boot where make events-cost measured these two kernels:
+        # one pair of boots cannot part the events from a by-path call's
+        # move between boots.
+        ec = events_cost.load(EVENTS_COST)
+        paired = bool(ev and ev0 and ec and (ec["before"], ec["after"]) == (ev0, ev))
+        if paired and not suffix:
+            line = events_cost.verdict_line(ec, sorted(sr.tagged(r.doc, f"p{k}")),
+                                            tg.EVENTS_OFF_INSTRUCTIONS)
+            if line:
+                checks.append(f"patch {k} ({ev0} → {ev}), events compiled in and disabled, "
+                              + line)
+        for name in sorted(sr.tagged(r.doc, f"p{k}") if ev and ev0 and not paired else [],
                            key=lambda n: "fd" in sr.case_info(r.doc, n)["tags"]):
             a, b = r.v(ev0 + suffix, "ext4", name), r.v(ev + suffix, "ext4", name)
             if a and b:
@@ -159,6 +171,10 @@ def section(r, suffixes=("", f" [{IOA0}]")):
     out += dispatch_lines(r, p3)
     return "\n".join(out).rstrip()
 
+
+# make events-cost's summary (the events' cost boot by boot), read where it
+# measured the kernels the report compares.
+EVENTS_COST = events_cost.EVENTS_COST_FILE
 
 # x86-64 numbers of the calls the series compares.
 NR = {"newfstat": 5, "newfstatat": 262, "statx": 332}

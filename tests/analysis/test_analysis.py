@@ -90,8 +90,10 @@ def test_summary_keeps_the_clock_only_where_it_idled(doc):
     assert "clock_median" in sr.case(s, "stock", "ext4", "fstat")
 
 
-def test_series_section_states_targets(doc):
-    # The events' patch (5) is judged against the kernel just without it.
+def test_series_section_states_targets(doc, monkeypatch, tmp_path):
+    # The events' patch (5) is judged against the kernel just without it
+    # (no boot-by-boot summary here: the next test has one).
+    monkeypatch.setattr(series, "EVENTS_COST", tmp_path / "none.json")
     doc["configs"].append(make_config("series4", "ext4", [
         make_case("stat", 7669.0), make_case("fstat", 1149.0), make_case("fstatat.empty", 1158.0),
         make_case("statx.BASIC_STATS", 7809.0)]))
@@ -105,6 +107,19 @@ def test_series_section_states_targets(doc):
     assert "`fstat` +3 (+0.26%; target ≤ +2 instructions: **not met**)" in \
         series.section(report.Report(doc))
     sr.case(doc, "patched", "ext4", "fstat")["median"] = 1149.0
+    # make events-cost's boots of the same two kernels replace the one pair
+    ec = {"before": "series4", "after": "patched", "settings": {
+        "usercopy_off": {"boots": 3, "cases": {"stat": {
+            "deltas": [2.0, 2.0, 2.0], "delta_median": 2.0, "exact": True,
+            "before_range": 0.0, "after_range": 0.0}}},
+        "default": {"boots": 3, "cases": {"stat": {
+            "deltas": [0.0, 2.0, 2.0], "delta_median": 2.0, "exact": False,
+            "before_range": 2.0, "after_range": 0.0}}}}}
+    (tmp_path / "ec.json").write_text(json.dumps(ec))
+    monkeypatch.setattr(series, "EVENTS_COST", tmp_path / "ec.json")
+    paired = series.section(report.Report(doc))
+    assert "`stat` +2 in every pair (target ≤ +2 instructions: met)" in paired
+    assert "moves by up to 2 between boots" in paired and "`stat` +2 (+0.03%" not in paired
     # The fast paths read on the series before its struct filename patch,
     # here series4 (the run has no series3).
     assert "series4 `fstatat.empty` (glibc's fstat) is +0.78% from raw `fstat` " \

@@ -65,6 +65,8 @@ def test_nfs4_sites_names_the_getattr_the_delegation_spares(tmp_path):
     assert any("d_revalidate" in r[3] for r in k["patched-6.12"]["spared_against_first"])
     text = nfs4_sites.finding(s)
     assert "spares 1 GETATTR of" in text and "from ->getattr" in text
+    brief = nfs4_sites.finding_brief(s)
+    assert "patched: 3 GETATTRs closed, 2 delegated (it spares d1/d2/d3/file's GETATTR from ->getattr)" in brief
 
 
 def test_afs_symlink_line_only_with_both_kernels_stale_lstat():
@@ -73,4 +75,4 @@ def test_afs_symlink_line_only_with_both_kernels_stale_lstat():
                                 "afs_ops": {"FetchStatus": fetches} if fetches else {}}}
     assert afs.symlink_line({}, c(1)) is None
     line = afs.symlink_line(c(0), c(1))
-    assert "makes none without the patch" in line and "1 FetchStatus with it" in line
+    assert "makes no call without the patch" in line and "1 FetchStatus with it" in line
