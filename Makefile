@@ -110,7 +110,8 @@ report-reference: deps
 	@if [ -d $(RUN)/mix ]; then $(PY) analysis/insn_diff.py $(RUN)/mix --run "$$(basename "$$(readlink -f $(RUN))")" \
 		-o analysis/reference/insn_diff.json || echo "report-reference: no instruction-by-instruction comparison kept"; fi
 	@if [ -d $(RUN)/names ]; then $(PY) analysis/name_mix.py $(RUN)/names -o analysis/reference/name_lengths.json; fi
-	@if [ -d $(RUN)/afs ]; then $(PY) analysis/afs.py $(RUN)/afs -o analysis/reference/afs.json; fi
+	@if [ -d $(RUN)/afs ]; then $(PY) analysis/afs.py $(RUN)/afs -o analysis/reference/afs.json \
+		--fill patches/afs/$(AFS_SYMLINK_PATCH); fi
 	@$(PY) analysis/patch_numbers.py analysis/reference/summary.json --fill patches | grep '^filled' || true
 	@$(PY) analysis/report.py analysis/reference/summary.json --update REPORT.md \
 		--config-diff analysis/reference/config-diff.txt --tables analysis/reference/tables.md \
@@ -139,8 +140,11 @@ names: kernel bench-bin
 ##                            kafs built in): every case with its file-server
 ##                            calls and the call after a callback break, then
 ##                            the conformance suite; the same on afs0 (without
-##                            patches/afs); analysis/reference/afs.json
+##                            patches/afs); analysis/reference/afs.json and the
+##                            symlink table in patches/afs patch 2's message
 ##                            (make bench runs the same four boots)
+# patches/afs's patch whose message carries the symlink table (afs.py --fill).
+AFS_SYMLINK_PATCH := 0002-afs-give-symlinks-afs_getattr.patch
 # afs_boots SUFFIX: the four boots of make afs on afs$(1) and afs0$(1).
 define afs_boots
 	@vm/kbuild.sh afs$(1) && vm/kbuild.sh afs0$(1)
@@ -149,7 +153,8 @@ define afs_boots
 	@vm/run.sh -q -v afs$(1) -m check -t 2400 -o results/afs$(1)/conformance -- tests/guest/conformance.sh
 	@vm/run.sh -q -v afs0$(1) -m cost -t 3000 -o results/afs$(1)/afs0$(1) -- "bench/guest-bench.sh /mnt/io/raw afs0$(1) cost 0 afs"
 	@vm/run.sh -q -v afs0$(1) -m check -t 2400 -o results/afs$(1)/afs0$(1)/conformance -- tests/guest/conformance.sh
-	@$(PY) analysis/afs.py results/afs$(1) -o analysis/reference/afs$(1).json
+	@$(PY) analysis/afs.py results/afs$(1) -o analysis/reference/afs$(1).json \
+		--fill patches/afs/$(patsubst -%,%/,$(1))$(AFS_SYMLINK_PATCH)
 endef
 afs: bench-bin
 	$(call afs_boots,)

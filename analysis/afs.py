@@ -12,6 +12,7 @@ Usage: analysis/afs.py RUNDIR -o analysis/reference/afs.json
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -259,6 +260,37 @@ def symlink_line(c0, c1):
             f"{spread(l1)}): afs_getattr() validates the symlink.")
 
 
+# The symlink table in patches/afs's patch 2 (and its 6.12 copy): its head
+# line through the line naming the file it comes from.
+SYMLINK_HEAD = f"  {'':24}{'without':>9}{'with':>8}"
+SYMLINK_TABLE = re.compile("^" + re.escape(SYMLINK_HEAD) +
+                           r"\n(?:.*\n)*?\(statx-study: analysis/reference/[^\n]*, case stale\.lstat\.\)$",
+                           re.MULTILINE)
+
+
+def symlink_table(d, name):
+    """Patch 2's table from summary D (kept as analysis/reference/NAME):
+    lstat() of a symlink with no promise, without the patch and with it."""
+    l0, l1 = d["afs0"]["cases"]["stale.lstat"], d["cases"]["stale.lstat"]
+
+    def n(c):
+        return f"{c['afs_ops'].get('FetchStatus', 0):g}"
+    return "\n".join([SYMLINK_HEAD,
+                      f"  {'FetchStatus calls':24}{n(l0):>9}{n(l1):>8}",
+                      f"  {'instructions':24}{fmt(l0['median']):>9}{fmt(l1['median']):>8}",
+                      "", f"(statx-study: analysis/reference/{name}, case stale.lstat.)"])
+
+
+def fill(text, block):
+    """TEXT (a patch) with its symlink table made BLOCK: in the message
+    only, never in the diff; one table, or an error."""
+    head, sep, rest = text.partition("\n---\n")
+    found = SYMLINK_TABLE.findall(head)
+    if len(found) != 1:
+        raise SystemExit(f"afs: {len(found)} symlink tables in the message, want one")
+    return head.replace(found[0], block) + sep + rest
+
+
 def section(r=None, path=AFS_FILE):
     d = load(path)
     if d is None:
@@ -282,11 +314,22 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("path", nargs="?", default=str(AFS_FILE))
     ap.add_argument("-o", "--output")
+    ap.add_argument("--fill", metavar="PATCH",
+                    help="write the symlink table of the summary written (-o) into PATCH")
     a = ap.parse_args()
+    if a.fill and not a.output:
+        ap.error("--fill needs -o: the table comes from the summary it writes")
     if a.output:
         d = sr.validate(summarise(a.path), "afs")
         pathlib.Path(a.output).write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
         print("\n".join(findings(d, None)))
+        if a.fill:
+            patch = pathlib.Path(a.fill)
+            text = patch.read_text()
+            new = fill(text, symlink_table(d, pathlib.Path(a.output).name))
+            if new != text:
+                patch.write_text(new)
+                print(f"filled {patch}")
     else:
         print(section(None, a.path), end="")
 

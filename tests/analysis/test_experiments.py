@@ -76,3 +76,18 @@ def test_afs_symlink_line_only_with_both_kernels_stale_lstat():
     assert afs.symlink_line({}, c(1)) is None
     line = afs.symlink_line(c(0), c(1))
     assert "makes no call without the patch" in line and "1 FetchStatus with it" in line
+
+
+def test_afs_symlink_table_fills_the_message_not_the_diff():
+    d = {"cases": {"stale.lstat": {"median": 97798.0, "afs_ops": {"FetchStatus": 1.0}}},
+         "afs0": {"cases": {"stale.lstat": {"median": 16393.0, "afs_ops": {}}}}}
+    old = afs.symlink_table(d, "afs.json")
+    assert "  FetchStatus calls               0       1" in old
+    msg = f"Subject: x\n\ntext\n\n{old}\n\nmore\n---\n{old}\n"
+    d["cases"]["stale.lstat"]["median"] = 90000.0
+    new = afs.fill(msg, afs.symlink_table(d, "afs.json"))
+    head, _, diff = new.partition("\n---\n")
+    assert "90,000" in head and "97,798" not in head and "97,798" in diff
+    with pytest.raises(SystemExit, match="0 symlink tables"):
+        afs.fill("Subject: x\n\nno table\n---\n", old)
+
