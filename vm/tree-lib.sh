@@ -44,7 +44,7 @@ revert_applied() {
 	mapfile -t applied < <(find .statx-applied -name '*.patch' | sort)
 	for ((i = ${#applied[@]} - 1; i >= $1; i--)); do
 		stage "reverting $(sed -n 's/^Subject: //p' "${applied[$i]}" | head -1)"
-		patch -p1 -R -s --batch <"${applied[$i]}" >/dev/null ||
+		patch -p1 -R -s --batch --no-backup-if-mismatch <"${applied[$i]}" >/dev/null ||
 			die "cannot revert ${applied[$i]} in $(pwd): remove that tree"
 		rm -f "${applied[$i]}"
 	done
@@ -59,11 +59,11 @@ apply_from() {
 	for ((i = keep; i < $#; i++)); do
 		p=${*:$((i + 1)):1}
 		stage "applying ${p#"$ROOT"/}"
-		if ! patch -p1 --dry-run -s --batch <"$p" >"$KCACHE/patch.log" 2>&1; then
+		if ! patch -p1 --dry-run -s --batch --no-backup-if-mismatch <"$p" >"$KCACHE/patch.log" 2>&1; then
 			cat "$KCACHE/patch.log" >&2
 			die "patch ${p#"$ROOT"/} does not apply (patch $((i + 1)) of $#)"
 		fi
-		patch -p1 -s --batch <"$p" >/dev/null
+		patch -p1 -s --batch --no-backup-if-mismatch <"$p" >/dev/null
 		cp "$p" "$(printf '.statx-applied/%04d.patch' "$i")"
 	done
 }
