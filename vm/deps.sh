@@ -10,6 +10,9 @@ PACKAGES=(
 	# building it
 	build-essential flex bison bc libelf-dev libssl-dev openssl dwarves
 	cpio xz-utils rsync kmod
+	# the UML timing suite: gdb counts its instructions, objdump (binutils)
+	# names them (bench/uml-timing.sh)
+	gdb binutils
 	# the guest, its disks and its NFS server
 	qemu-system-x86 e2fsprogs nfs-kernel-server rpcbind iproute2
 	# tracing and peers, run inside the guest from the host's root

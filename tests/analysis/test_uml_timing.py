@@ -1,0 +1,143 @@
+"""The UML timing analysis on boots made here, not measured: a boot's
+KTAP parsed or refused, the refusal and spread rules, the held-out
+check; never a kernel."""
+import pytest
+
+import uml_timing as ut
+
+CASES = ut.cases_of()
+
+
+def boot_log(ticks, wide=(), missing=(), status="ok"):
+    """A boot's log: each case at @ticks[case] ticks a call (quantiles
+    around it), cases in @wide with a wide interquartile range."""
+    lines = ["KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: statx_timing", "    1..1"]
+    for c in CASES:
+        if c in missing:
+            continue
+        m = int(ticks[c] * 1000)
+        lo, hi = (m, m * 13 // 10) if c in wide else (m, m + m // 200)
+        lines.append(f"    # statx_timing_run: statx_timing: case={c} batch=128 samples=301 mticks "
+                     f"min={m} p10={m} p25={lo} p50={m} p75={hi} p90={hi} max={2 * m}")
+    lines += [f"    {status} 1 statx_timing_run", f"{status} 1 statx_timing"]
+    return "\n".join(lines) + "\n"
+
+
+BASE = {c: 100.0 + 10 * i for i, c in enumerate(CASES)}
+BASE.update(noop=4.0, add_chain=754.0)
+
+
+def run_dir(tmp_path, boots):
+    """DIR as bench/uml-timing.sh writes it: @boots is [(config, log)]."""
+    (tmp_path / "boots").mkdir(parents=True)
+    order = []
+    for n, (cfg, text) in enumerate(boots, 1):
+        order.append(f"{n} {cfg}")
+        (tmp_path / "boots" / f"{n}.{cfg}.log").write_text(text)
+    (tmp_path / "order.txt").write_text("\n".join(order) + "\n")
+    return tmp_path
+
+
+def test_cases_come_from_the_patch_and_the_halves_are_disjoint():
+    assert CASES[:2] == ["noop", "add_chain"]
+    assert not set(ut.FIT) & set(ut.HELD_OUT)
+    assert set(ut.FIT + ut.HELD_OUT + ut.REP_CASES) <= set(CASES)
+
+
+def test_a_good_boot_parses_and_converts_ticks_with_its_add_chain():
+    q = ut.parse_boot(boot_log(BASE), CASES)
+    cpt, cyc, _ = ut.boot_cycles(q, CASES)
+    assert cpt == pytest.approx(1000 / 750)
+    assert cyc["walk"] == pytest.approx((BASE["walk"] - 4) * 1000 / 750)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("Linux version 6.1\nKernel panic\n", "no KTAP"),
+    (boot_log(BASE, missing=("getattr",)), "case getattr did not run"),
+    (boot_log(BASE, status="not ok"), "did not pass"),
+])
+def test_a_bad_boot_gives_one_line_naming_it(text, says):
+    with pytest.raises(ut.TimingError, match=says):
+        ut.parse_boot(text, CASES, "boot 3 (patched.ioa0)")
+
+
+def test_one_refused_boot_in_six_is_counted_two_fail_the_run(tmp_path):
+    boots = [("patched.ioa0", boot_log(BASE)) for _ in range(5)]
+    boots.append(("patched.ioa0", boot_log(BASE, wide=("walk",))))
+    configs, _, _, failures = ut.timed(run_dir(tmp_path / "a", boots), CASES)
+    assert [r["boot"] for r in configs["patched.ioa0"]["refused"]] == [6]
+    assert "walk" in configs["patched.ioa0"]["refused"][0]["why"]
+    assert failures == []
+    boots[0] = ("patched.ioa0", boot_log(BASE, wide=("getattr",)))
+    _, _, _, failures = ut.timed(run_dir(tmp_path / "b", boots), CASES)
+    assert any("2 of 6 boots refused" in f for f in failures)
+
+
+def test_an_add_chain_off_the_run_refuses_its_boot(tmp_path):
+    slow = dict(BASE, add_chain=900.0)
+    boots = [("stock.ioa1", boot_log(BASE)) for _ in range(5)] + [("stock.ioa1", boot_log(slow))]
+    configs, _, _, _ = ut.timed(run_dir(tmp_path, boots), CASES)
+    assert "add chain" in configs["stock.ioa1"]["refused"][0]["why"]
+
+
+def test_a_spread_beyond_the_limit_fails_naming_the_case(tmp_path):
+    moved = dict(BASE, stat_path=BASE["stat_path"] * 1.08)
+    boots = [("stock.ioa0", boot_log(BASE)) for _ in range(5)] + [("stock.ioa0", boot_log(moved))]
+    _, _, _, failures = ut.timed(run_dir(tmp_path, boots), CASES)
+    assert [f for f in failures if "spread" in f] == [f for f in failures if f.startswith(
+        "stock.ioa0: case stat_path spread")] != []
+
+
+def test_fewer_than_five_boots_fail(tmp_path):
+    boots = [("stock.ioa0", boot_log(BASE)) for _ in range(4)]
+    _, _, _, failures = ut.timed(run_dir(tmp_path, boots), CASES)
+    assert any("wants 5" in f for f in failures)
+
+
+def test_the_held_out_check_counts_misses_and_failures():
+    model = ut.cy.load()
+    plain = {k: 0 for k in ut.mx.CLASSES}
+    plain["other"] = 1000
+
+    def case(cycles):
+        return {"cycles": cycles, "classes": dict(plain), "ops": {}, "rep": []}
+
+    # Fit cases at 0.3 and 0.4 cycles an instruction: the anchored
+    # interval is 0.3 to 0.4; held out at 350 (inside), 420 (5% out, a
+    # miss) and 600 (a failure).
+    cases = {c: case(300 if i % 2 else 400) for i, c in enumerate(ut.FIT)}
+    held = dict(zip(ut.HELD_OUT, (350, 420, 600, 350, 350, 350)))
+    cases.update({c: case(v) for c, v in held.items()})
+    f = ut.fit({"x.ioa0": {"cases": cases}}, model, "zen5", "test")
+    assert f["plain"] == [0.3, 0.4]
+    verdicts = {h["case"]: h["verdict"] for h in f["held_out"]}
+    assert verdicts[ut.HELD_OUT[0]] == "inside"
+    assert verdicts[ut.HELD_OUT[1]] == "miss"
+    assert verdicts[ut.HELD_OUT[2]] == "fail"
+    assert f["verdict"] == "fail"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("rep stos %rax,%es:(%rdi)", ("stos", 8)),
+    ("rep stos %eax,%es:(%rdi)", ("stos", 4)),
+    ("rep stos %al,%es:(%rdi)", ("stos", 1)),
+    ("rep movsq %ds:(%rsi),%es:(%rdi)", ("movsq", 8)),
+])
+def test_a_rep_string_width_from_objdump_spelling(text, want):
+    assert ut.rep_width(text) == want
+
+
+def test_the_small_filename_messages_carry_the_committed_cycles(tmp_path):
+    """Each base's small struct filename patch leads with the measured
+    block of analysis/reference/uml_timing.json, as --fill writes it."""
+    import json
+    import shutil
+    shutil.copytree(ut.ROOT / "patches", tmp_path / "patches")
+    doc = json.loads(ut.OUT_FILE.read_text())
+    assert ut.fill_patches(doc, tmp_path / "patches") == []
+    for base, stock, series in ut.FILL:
+        d = tmp_path / "patches" / base if base else tmp_path / "patches"
+        (p,) = d.glob("0*-" + ut.FILL_PATCH)
+        head = p.read_text().partition("\n---\n")[0]
+        assert ut.MEASURED.search(head), p
+        assert ut.measured_block(doc, stock, series) in head
