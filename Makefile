@@ -42,6 +42,10 @@ CQUICK ?= 0
 LABELS ?=
 FUZZ ?= 100000
 N ?= 20
+# make uml-timing: timed boots of each UML kernel and setting; the bases.
+BOOTS ?= 12
+UML_BASES ?= 6.1 6.12
+UML ?= 1
 STEPS ?=
 PY := /usr/bin/python3
 
@@ -88,11 +92,28 @@ bench-bin: deps
 ## make bench [QUICK=1] [TRACE=0]   the base kernel, the partial series and
 ##                            the whole series (vm/variants.sh), every file system;
 ##                            beside them 6.12's base and series
-##   [MODE=time [ALLOW_TCG_TIME=1]] [JOBS=n]
+##   [MODE=time [ALLOW_TCG_TIME=1]] [JOBS=n] [UML=0]
+##                            first, alone, make uml-timing (UML=0: not)
 bench: kernels
+	@if [ "$(UML)" != 0 ]; then $(MAKE) -s uml-timing || \
+		echo "bench: make uml-timing failed (its lines above; a failed method verdict is in its JSON); the guests' runs go on"; fi
 	@$(MAKE) -s bench-bin
 	@bench/run.sh -q $(QUICK) -t $(TRACE) -m $(MODE) $(if $(JOBS),-j $(JOBS)) \
 		$(if $(OTHER_MEASURED),-x "$(OTHER_MEASURED)") $(MEASURED)
+
+## make uml-timing [BOOTS=12] [UML_BASES="6.1 6.12"]   the stat path's kernel
+##                            code timed natively on this CPU: the statx_timing
+##                            KUnit suite (patches/uml/) in UML kernels of stock
+##                            and the series, pinned, alone, interleaved boots
+##                            (bench/uml-timing.sh); results/uml-timing/,
+##                            analysis/reference/uml_timing.json and the
+##                            small struct filename messages' measured table, also when the method fails (marked so)
+uml-timing: deps
+	@rc=0; bench/uml-timing.sh -n $(BOOTS) -o results/uml-timing $(UML_BASES) || rc=$$?; \
+	if [ -f results/uml-timing/uml_timing.json ]; then \
+		cp results/uml-timing/uml_timing.json analysis/reference/uml_timing.json && \
+		$(PY) analysis/uml_timing.py --fill patches; \
+	fi; exit $$rc
 
 ## make report [RUN=dir]      figures and report for a results directory
 report: deps

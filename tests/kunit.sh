@@ -2,7 +2,10 @@
 # kunit.sh - the series' KUnit test of struct filename (the small struct
 # filename patch's fs/filename_kunit.c), built into each base's whole
 # series as User-Mode Linux (vm/uml.sh) and run: kunit.py parses its KTAP,
-# and every KUNIT_CASE the patch adds ran and passed.
+# and every KUNIT_CASE the patch adds ran and passed.  Then, in the same
+# UML kernel, the timing suite (patches/uml/, bench/uml-timing.sh): it
+# runs, passes, and every case's line parses (analysis/uml_timing.py
+# --check-boot); its numbers are not judged here.
 # Usage: tests/kunit.sh [VARIANT...]   (default: patched)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,5 +34,14 @@ for v in "$@"; do
 		fi
 	done
 	echo "kunit: $v: $(wc -w <<<"$want") cases of $(basename "$patch"), each passed"
+	log=$(mktemp)
+	timeout 300 "$(vm/uml.sh --dir "$v")/linux" mem=256M console=tty kunit_shutdown=halt \
+		kunit.filter_glob=statx_timing </dev/null >"$log" 2>&1 || true
+	if ! /usr/bin/python3 analysis/uml_timing.py --check-boot "$log"; then
+		tail -n 20 "$log"
+		echo "kunit: $v: the statx_timing suite failed, did not run, or printed a line that does not parse"
+		rc=1
+	fi
+	rm -f "$log"
 done
 exit $rc
