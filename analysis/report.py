@@ -47,6 +47,7 @@ import runs  # noqa: E402
 import captions  # noqa: E402
 import scale  # noqa: E402
 import series  # noqa: E402
+import uml_timing  # noqa: E402
 import statx_results as sr  # noqa: E402
 
 from md import IOA0, Report, fmt, md_table, pct  # noqa: E402
@@ -466,7 +467,9 @@ OWN = {"answer": ("The answer", lambda r: mix.answer(
        "delegation": ("NFSv4 delegations", lambda r: delegation.section()),
        "behaviour": ("What the lookup-free paths skip", lambda r: behaviour.section()),
        "byteread": ("The byte read of the \"\" patch, series v1 against now", mix.byte_read),
-       "runs": ("Run to run", runs.section)}
+       "runs": ("Run to run", runs.section),
+       "native": ("Measured cycles of the in-kernel part (User-Mode Linux)",
+                  lambda r: uml_timing.full_section())}
 MODULES = (fs_masks, series, name_length, conformance, scale, dirty, clients, nfs, probes,
            profiles, mix, bases, afs)
 SECTIONS = {**{k: fn for k, (_, fn) in OWN.items()},
@@ -500,6 +503,9 @@ def figures(r, outdir):
 BRIEF = {m.SECTION[0]: m.brief for m in MODULES if hasattr(m, "brief")}
 BRIEF["behaviour"] = lambda r: behaviour.brief()
 BRIEF["runs"] = runs.brief
+# The UML section: REPORT.md's is the brief one; the tables file adds the
+# functions and every case.
+BRIEF["native"] = lambda r: uml_timing.section()
 
 
 def render_sections(r, brief=False):
