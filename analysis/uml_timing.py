@@ -8,8 +8,9 @@ Usage: uml_timing.py DIR [-o JSON] [--markdown]
                                                        filename patch's message
                                                        with the committed cycles
        uml_timing.py --check-boot LOG [--patch PATCH]   one boot's KTAP:
-                                                       every case ran and
-                                                       its line parses
+                                                       every case and sweep
+                                                       ran and its line
+                                                       parses
 
 DIR is what bench/uml-timing.sh wrote: order.txt, host.txt,
 boots/<n>.<config>.log and counts/<config>.txt.  JSON (default
@@ -47,6 +48,20 @@ at the anchored cost and its REP strings at the model's interval, must
 hold its measured cycles or miss by at most MISS_LIMIT; more than one
 miss fails.
 
+The sweeps (patches/uml/6.1/0002): after its timed rounds each boot
+moves one written object of a case (getattr's struct kstat, the buffer
+memset_orig() clears) through every 8-byte position of a page and times
+the case at each, the best of 7 batches.  Per kernel and setting this
+gives the page's range in cycles, the boots whose own position was slow
+(over SWEEP_SLOW above the page's best) beside the boots whose timed
+median stood out (over SPREAD_LIMIT above the median of per-boot
+medians), and which object the slow positions keep their distance to
+from boot to boot (the page itself, the file's inode, or the timing
+loop's stack frame): the mean Jaccard similarity of the boots' slow
+sets, each shifted by that object's offset.  They are an experiment on
+the method's outliers, not figures of the call: nothing is judged on
+them.
+
 What UML cannot stand for stays modeled (UML_CANNOT).
 """
 import argparse
@@ -64,6 +79,7 @@ import cycles as cy  # noqa: E402
 import mix as mx  # noqa: E402
 
 PATCH = ROOT / "patches" / "uml" / "6.1" / "0001-fs-time-the-stat-path-s-kernel-code-natively-as-User.patch"
+SWEEP_PATCH = ROOT / "patches" / "uml" / "6.1" / "0002-fs-statx_timing-sweep-where-a-case-s-written-object-.patch"
 OUT_FILE = HERE / "reference" / "uml_timing.json"
 MIX_FILE = HERE / "reference" / "mix.json"
 
@@ -101,6 +117,14 @@ UML_CANNOT = ("system call entry and exit, swapgs, stac/clac, fences, Debian's m
 LINE = re.compile(r"statx_timing: case=(\S+) batch=(\d+) samples=(\d+) mticks "
                   r"min=(\d+) p10=(\d+) p25=(\d+) p50=(\d+) p75=(\d+) p90=(\d+) max=(\d+)")
 QUANTS = ("min", "p10", "p25", "p50", "p75", "p90", "max")
+SWEEP = re.compile(r"statx_timing: sweep=(\S+) case=(\S+) batch=(\d+) tries=(\d+) step=(\d+) "
+                   r"natural=(\d+) inode=(\d+) frame=(\d+) mticks at_natural=(\d+) min=(\d+) "
+                   r"p50=(\d+) max=(\d+) slowest=(\d+) slow=(\d+) bits=([0-9a-f,]+)")
+SWEEP_KEYS = ("batch", "tries", "step", "natural", "inode", "frame", "at_natural", "min", "p50",
+              "max", "slowest", "slow")
+# A sweep's position is slow when its best batch is more than this over
+# the page's best (the patch marks them so).
+SWEEP_SLOW = 0.10
 
 
 class TimingError(Exception):
@@ -117,6 +141,41 @@ def cases_of(patch=PATCH):
     if not names or names[:2] != list(BASELINE):
         raise TimingError(f"{patch}: the table must open with {', '.join(BASELINE)}")
     return names
+
+
+def sweeps_of(patch=SWEEP_PATCH):
+    """{sweep: case} in order, from the patch's statx_timing_sweeps[]."""
+    text = pathlib.Path(patch).read_text()
+    m = re.search(r"statx_timing_sweeps\[\] = \{\n(.*?)\n\+\};", text, re.S)
+    if not m:
+        raise TimingError(f"{patch}: no statx_timing_sweeps[] table")
+    return dict(re.findall(r'\{ "([a-z0-9_]+)", "([a-z0-9_]+)",', m.group(1)))
+
+
+def parse_sweeps(text, sweeps, name="boot"):
+    """{sweep: its fields, "slow_at": the slow positions in bytes} of one
+    boot's log; every sweep must be there, once."""
+    got = {}
+    for m in SWEEP.finditer(text):
+        s, case = m.group(1), m.group(2)
+        if s in got:
+            raise TimingError(f"{name}: sweep {s} printed twice")
+        d = dict(zip(SWEEP_KEYS, (int(x) for x in m.groups()[2:14])))
+        bits = int(m.group(15).replace(",", ""), 16)
+        d["case"] = case
+        d["slow_at"] = [i * d["step"] for i in range(bits.bit_length()) if bits >> i & 1]
+        if len(d["slow_at"]) != d["slow"]:
+            raise TimingError(f"{name}: sweep {s}: {d['slow']} slow positions but {len(d['slow_at'])} bits")
+        got[s] = d
+    for s, case in sweeps.items():
+        if s not in got:
+            raise TimingError(f"{name}: sweep {s} did not run (no statx_timing sweep line)")
+        if got[s]["case"] != case:
+            raise TimingError(f"{name}: sweep {s} timed {got[s]['case']}, the patch says {case}")
+    extra = sorted(set(got) - set(sweeps))
+    if extra:
+        raise TimingError(f"{name}: sweeps the patch does not list: {', '.join(extra)}")
+    return got
 
 
 def parse_boot(text, cases, name="boot"):
@@ -287,9 +346,56 @@ def n_plain(classes):
     return sum(classes[k] for k in WEIGHED)
 
 
-def timed(out_dir, cases):
+def sweep_cycles(s, q, cpt):
+    """One boot's sweep in cycles a call (its best batches, less the empty
+    call's best), the positions kept."""
+    def cyc(v):
+        return round((v - q["noop"]["min"]) / 1000 * cpt, 1)
+    return {"natural": s["natural"], "inode": s["inode"], "frame": s["frame"],
+            "at_natural": cyc(s["at_natural"]), "min": cyc(s["min"]), "p50": cyc(s["p50"]),
+            "max": cyc(s["max"]), "slowest": s["slowest"], "slow": s["slow"],
+            "natural_slow": s["natural"] in s["slow_at"], "slow_at": s["slow_at"]}
+
+
+def _jaccard(sets):
+    """The mean Jaccard similarity of every pair of @sets (1.0 for fewer
+    than two, or all empty)."""
+    pairs = [(a, b) for i, a in enumerate(sets) for b in sets[i + 1:] if a or b]
+    if not pairs:
+        return 1.0
+    return sum(len(a & b) / len(a | b) for a, b in pairs) / len(pairs)
+
+
+def sweep_summary(case, per, timed_per):
+    """A kernel and setting's sweep over its kept boots: the page's range,
+    each boot's own position and the case's timed cycles in that boot,
+    and which object the slow positions move with from boot to boot."""
+    med = statistics.median(timed_per)
+    rows = []
+    for s, tc in zip(per, timed_per):
+        r = {k: v for k, v in s.items() if k != "slow_at"}
+        r["timed"] = tc
+        r["timed_outlier"] = tc > med * (1 + SPREAD_LIMIT)
+        rows.append(r)
+    anchors = {}
+    for name, off in (("page", lambda s: 0), ("inode", lambda s: s["inode"]),
+                      ("frame", lambda s: s["frame"])):
+        anchors[name] = round(_jaccard([frozenset((a - off(s)) % 4096 for a in s["slow_at"])
+                                        for s in per]), 3)
+    return {"case": case, "boots": rows,
+            "min": min(s["min"] for s in per), "max": max(s["max"] for s in per),
+            "p50": statistics.median(s["p50"] for s in per),
+            "slow_positions": statistics.median(s["slow"] for s in per),
+            "positions": 4096 // 8,
+            "natural_slow_boots": [r["boot"] for r in rows if r["natural_slow"]],
+            "timed_outlier_boots": [r["boot"] for r in rows if r["timed_outlier"]],
+            "anchor_similarity": anchors}
+
+
+def timed(out_dir, cases, sweeps=None):
     """The boots of DIR checked, refused or kept, and each kernel and
-    setting's cycles per call: (configs, order, median cycles per tick)."""
+    setting's cycles per call: (configs, order, median cycles per tick).
+    With @sweeps ({sweep: case}, sweeps_of()), each boot's sweeps too."""
     out_dir = pathlib.Path(out_dir)
     order = [line.split() for line in (out_dir / "order.txt").read_text().splitlines() if line.strip()]
     if not order:
@@ -302,6 +408,9 @@ def timed(out_dir, cases):
         q = parse_boot(log.read_text(errors="replace"), cases, f"boot {n} ({cfg})")
         cpt, cyc, iqr = boot_cycles(q, cases)
         boots.append({"boot": int(n), "config": cfg, "cpt": cpt, "cycles": cyc, "iqr": iqr, "q": q})
+        if sweeps:
+            sw = parse_sweeps(log.read_text(errors="replace"), sweeps, f"boot {n} ({cfg})")
+            boots[-1]["sweeps"] = {s: dict(sweep_cycles(d, q, cpt), boot=int(n)) for s, d in sw.items()}
     median_cpt = statistics.median(b["cpt"] for b in boots)
     configs, failures = {}, []
     for cfg in dict.fromkeys(c for _, c in order):
@@ -343,6 +452,9 @@ def timed(out_dir, cases):
                                "spread_pct": round(100 * spread, 2),
                                "ticks": round(statistics.median(b["q"][c]["p50"] - b["q"]["noop"]["p50"]
                                                                 for b in kept) / 1000, 3)}
+        for s, case in (sweeps or {}).items():
+            res.setdefault("sweeps", {})[s] = sweep_summary(
+                case, [b["sweeps"][s] for b in kept], [b["cycles"][case] for b in kept])
         configs[cfg] = res
     method = {"batch": boots[0]["q"]["noop"]["batch"], "samples": boots[0]["q"]["noop"]["samples"],
               "cpt_tolerance_pct": 100 * CPT_TOLERANCE, "iqr_tolerance_pct": 100 * IQR_TOLERANCE,
@@ -358,7 +470,7 @@ def analyse(out_dir, patch=PATCH, model=None):
     for c in FIT + HELD_OUT + REP_CASES:
         if c not in cases:
             raise TimingError(f"case {c} (FIT, HELD_OUT or REP_CASES) is not in the suite")
-    configs, method, median_cpt, failures = timed(out_dir, cases)
+    configs, method, median_cpt, failures = timed(out_dir, cases, sweeps_of())
     counted(out_dir, configs, cases, model)
     host = host_of(out_dir)
     core, why = core_for(host, model)
@@ -666,7 +778,9 @@ def section(doc=None):
     first = next(iter(ms.values()))
     n_boots = sorted({v["boots"] for v in c.values()})
     host = doc["host"].get("cpu", "?")
-    text = [f"Measured on this machine's CPU ({host}), not on a Zen 5: the series' own kernel code run "
+    fam = re.search(r"family (\d+)", host)
+    zen5 = "a Zen 5" if fam and fam.group(1) == "26" else "not on a Zen 5"
+    text = [f"Measured on this machine's CPU ({host}, {zen5}): the series' own kernel code run "
             "natively as User-Mode Linux (the statx_timing KUnit suite, `make uml-timing`, "
             f"{'/'.join(map(str, n_boots))} interleaved boots of each kernel and setting pinned to one CPU; "
             "the median of per-boot medians, ± the spread over the kept boots). "
@@ -682,11 +796,93 @@ def section(doc=None):
             f"{f['model_plain'][0]}–{f['model_plain'][1]}); the held-out half "
             f"{sum(h['verdict'] == 'inside' for h in f['held_out'])} of {len(f['held_out'])} inside, "
             f"{f['misses']} missed (at most {max([h['miss_pct'] for h in f['held_out']] + [0])}%). "
-            + _erms_sentence(doc) + _widths(f) +
+            + _erms_sentence(doc) + _widths(f) + sweep_sentence(doc) +
             f"Verdict of the run's method: **{doc['verdict']}**"
             + (f" ({len(doc['failures'])} failures, each named in `analysis/reference/uml_timing.json`)"
                if doc["failures"] else "") + "."]
     return "\n".join(text)
+
+
+SWEEP_WHAT = {"getattr_stat": "vfs_getattr()'s struct kstat",
+              "memset_orig_192_buf": "the 192 bytes memset_orig() clears"}
+
+
+def sweep_rows(doc):
+    """[(sweep, case, {config: summary})] of the run's sweeps."""
+    out = {}
+    for cfg, res in doc["configs"].items():
+        for s, sm in (res.get("sweeps") or {}).items():
+            out.setdefault(s, (sm["case"], {}))[1][cfg] = sm
+    return [(s, case, per) for s, (case, per) in out.items()]
+
+
+def sweep_sentence(doc):
+    """REPORT's lines on the sweeps: what moving the written object does,
+    whether a boot's own position foretells its outlier, and which object
+    the slow positions move with."""
+    rows = sweep_rows(doc)
+    if not rows:
+        return ""
+    text = []
+    split = []
+    for s, case, per in rows:
+        for base in ("6.1", "6.12"):
+            mine = {k: v for k, v in per.items() if ("-6.12." in k) == (base == "6.12")}
+            if mine:
+                split.append((s, case, base, mine))
+    for s, case, base, per in split:
+        lo = min(p["min"] for p in per.values())
+        hi = max(p["max"] for p in per.values())
+        slow = statistics.median(p["slow_positions"] for p in per.values())
+        pos = next(iter(per.values()))["positions"]
+        nat = sum(len(p["natural_slow_boots"]) for p in per.values())
+        out = sum(len(p["timed_outlier_boots"]) for p in per.values())
+        both = sum(len(set(p["natural_slow_boots"]) & set(p["timed_outlier_boots"])) for p in per.values())
+        boots = sum(len(p["boots"]) for p in per.values())
+        sim = {a: statistics.median(p["anchor_similarity"][a] for p in per.values())
+               for a in ("page", "inode", "frame")}
+        best = max(sim, key=sim.get)
+        if not any(p["slow_positions"] for p in per.values()):
+            where = "no position was slow in the median boot."
+        elif max(sim.values()) - min(sim.values()) < 0.01:
+            where = (f"the slow positions are as alike from boot to boot relative to the page as to "
+                     f"the inode and the frame (similarity {sim[best]:.2f}: their page offsets did "
+                     "not move between boots, so the three cannot be told apart).")
+        else:
+            where = (f"the slow positions keep their distance to "
+                     f"{'the page' if best == 'page' else 'the ' + best} from boot to boot "
+                     f"(similarity {sim[best]:.2f}; "
+                     + ", ".join(f"{a} {v:.2f}" for a, v in sim.items() if a != best) + ").")
+        text.append(
+            f"{base}: moving {SWEEP_WHAT.get(s, s)} through the {pos} 8-byte positions of a page: `{case}` "
+            f"{lo:,.1f}–{hi:,.1f} cycles, over {SWEEP_SLOW:.0%} above the page's best at a median "
+            f"{slow:g} positions; of {boots} kept boots, {nat} put it at a slow position and {out} "
+            f"timed `{case}` over {SPREAD_LIMIT:.0%} above its median, {both} of them both; " + where)
+    return ("Where a case's written object lies (an experiment on the single boots that stood out "
+            "in the first run, `patches/uml/6.1/0002`; nothing is judged on it): "
+            + " ".join(text) + " ")
+
+
+def sweep_table(doc):
+    """The tables file's: each sweep, kernel and setting."""
+    out = []
+    for s, case, per in sweep_rows(doc):
+        out += [f"Sweep {s}: {SWEEP_WHAT.get(s, s)} through every 8-byte position of a page, "
+                f"`{case}` timed at each (the best of 7 batches of 128, cycles a call); the boots "
+                "by number (order.txt); similarity: the mean Jaccard similarity of the boots' slow "
+                "positions, each boot's shifted by the page offset of that object.", "",
+                "| kernel, setting | page: best–worst | median | slow positions | own position slow "
+                "in boots | timed outlier in boots | similarity: page / inode / frame |",
+                "|---|---:|---:|---:|---|---|---|"]
+        for cfg, p in per.items():
+            a = p["anchor_similarity"]
+            out.append(f"| {cfg} | {p['min']:,.1f}–{p['max']:,.1f} | {p['p50']:,.1f} | "
+                       f"{p['slow_positions']:g} of {p['positions']} | "
+                       f"{', '.join(map(str, p['natural_slow_boots'])) or 'none'} | "
+                       f"{', '.join(map(str, p['timed_outlier_boots'])) or 'none'} | "
+                       f"{a['page']:.2f} / {a['inode']:.2f} / {a['frame']:.2f} |")
+        out.append("")
+    return "\n".join(out)
 
 
 # The small struct filename patch of each base, whose message leads with
@@ -771,7 +967,7 @@ def full_section(doc=None):
                 "| function | UML | x86 guest |", "|---|---:|---:|"]
         out += [f"| `{f}` | {u:,} | {'' if x is None else f'{x:,}'} |" for f, u, x in rows]
         out.append("")
-    out += [markdown(doc)]
+    out += [sweep_table(doc), markdown(doc)]
     return "\n".join(out)
 
 
@@ -792,9 +988,11 @@ def main(argv=None):
     try:
         if a.check_boot:
             cases = cases_of(a.patch)
-            q = parse_boot(pathlib.Path(a.check_boot).read_text(errors="replace"), cases, a.check_boot)
+            text = pathlib.Path(a.check_boot).read_text(errors="replace")
+            q = parse_boot(text, cases, a.check_boot)
             boot_cycles(q, cases)
-            print(f"uml_timing: {a.check_boot}: all {len(cases)} cases ran and parse")
+            sw = parse_sweeps(text, sweeps_of(), a.check_boot)
+            print(f"uml_timing: {a.check_boot}: all {len(cases)} cases and {len(sw)} sweeps ran and parse")
             return 0
         if not a.dir:
             ap.error("DIR or --check-boot LOG")

@@ -4,8 +4,8 @@
 # series as User-Mode Linux (vm/uml.sh) and run: kunit.py parses its KTAP,
 # and every KUNIT_CASE the patch adds ran and passed.  Then, in the same
 # UML kernel, the timing suite (patches/uml/, bench/uml-timing.sh): it
-# runs, passes, and every case's line parses (analysis/uml_timing.py
-# --check-boot); its numbers are not judged here.
+# runs, passes, and every case's and every sweep's line parses
+# (analysis/uml_timing.py --check-boot); its numbers are not judged here.
 # Usage: tests/kunit.sh [VARIANT...]   (default: patched)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -120,7 +120,7 @@ soak() {
 # (vm/uml.sh: a source copy and a build directory of their own per base).
 kunit() {
 	step kunit
-	check "kunit: the struct filename test (patch 4) passes every case as UML, on 6.1's and 6.12's series, and the statx_timing suite runs every case there" \
+	check "kunit: the struct filename test (patch 4) passes every case as UML, on 6.1's and 6.12's series, and the statx_timing suite runs every case and sweep there" \
 		tests/kunit.sh patched patched-6.12
 }
 

@@ -141,3 +141,76 @@ def test_the_small_filename_messages_carry_the_committed_cycles(tmp_path):
         head = p.read_text().partition("\n---\n")[0]
         assert ut.MEASURED.search(head), p
         assert ut.measured_block(doc, stock, series) in head
+
+
+SWEEPS = ut.sweeps_of()
+
+
+def sweep_line(name, case, natural=0, inode=0, frame=0, slow_at=(), best=10000, slow=12000):
+    """One boot's sweep line as the patch prints it: every position at
+    @best mticks a call but @slow_at, at @slow."""
+    bits = sum(1 << (a // 8) for a in slow_at)
+    hexs = f"{bits:0128x}"
+    chunks = ",".join(hexs[i:i + 8] for i in range(0, 128, 8))
+    at = slow if natural in slow_at else best
+    top = slow if slow_at else best
+    return (f"    # statx_timing_run: statx_timing: sweep={name} case={case} batch=128 tries=7 "
+            f"step=8 natural={natural} inode={inode} frame={frame} mticks at_natural={at} "
+            f"min={best} p50={best} max={top} slowest={slow_at[0] if slow_at else 0} "
+            f"slow={len(slow_at)} bits={chunks}")
+
+
+def test_sweeps_come_from_the_patch_and_time_cases_of_the_suite():
+    assert SWEEPS and set(SWEEPS.values()) <= set(CASES)
+
+
+def test_a_sweep_line_parses_with_its_slow_positions():
+    name, case = next(iter(SWEEPS.items()))
+    text = "\n".join(sweep_line(n, c, slow_at=(64, 72, 4088) if n == name else ())
+                     for n, c in SWEEPS.items())
+    got = ut.parse_sweeps(text, SWEEPS)
+    assert got[name]["slow_at"] == [64, 72, 4088]
+    assert got[name]["min"] == 10000 and got[name]["max"] == 12000
+
+
+@pytest.mark.parametrize("drop, says", [(True, "did not run"), (False, "slow positions but")])
+def test_a_missing_or_inconsistent_sweep_names_itself(drop, says):
+    lines = [sweep_line(n, c) for n, c in SWEEPS.items()]
+    if drop:
+        lines.pop()
+    else:
+        lines[0] = lines[0].replace("slow=0", "slow=3")
+    with pytest.raises(ut.TimingError, match=says):
+        ut.parse_sweeps("\n".join(lines), SWEEPS, "boot 7 (stock.ioa1)")
+
+
+def test_slow_positions_that_move_with_the_inode_name_it_and_predict_the_outlier():
+    # Three boots: the slow band sits 64 bytes past the inode in each; in
+    # the third the object's own position falls in it, and that boot's
+    # timed cycles stand out.
+    per = []
+    for b, (inode, natural) in enumerate(((512, 0), (1024, 8), (2048, 2112)), 1):
+        band = [(inode + 64 + 8 * i) % 4096 for i in range(4)]
+        per.append({"boot": b, "natural": natural, "inode": inode, "frame": 3000 + 8 * b,
+                    "at_natural": 40.0 if natural in band else 34.0, "min": 34.0, "p50": 34.0,
+                    "max": 40.0, "slowest": band[0], "slow": 4,
+                    "natural_slow": natural in band, "slow_at": band})
+    s = ut.sweep_summary("getattr", per, [34.0, 34.1, 40.2])
+    assert s["natural_slow_boots"] == [3] == s["timed_outlier_boots"]
+    assert s["anchor_similarity"]["inode"] == 1.0
+    assert s["anchor_similarity"]["page"] < 0.5 and s["anchor_similarity"]["frame"] < 0.5
+
+
+def test_the_report_line_counts_the_boots_and_names_the_anchor():
+    per = [{"boot": 1, "natural": 0, "inode": 0, "frame": 0, "at_natural": 34.0, "min": 34.0,
+            "p50": 34.0, "max": 40.0, "slowest": 64, "slow": 1, "natural_slow": False,
+            "slow_at": [64]},
+           {"boot": 2, "natural": 128, "inode": 64, "frame": 8, "at_natural": 40.0, "min": 34.0,
+            "p50": 34.0, "max": 40.0, "slowest": 128, "slow": 1, "natural_slow": True,
+            "slow_at": [128]}]
+    sm = ut.sweep_summary("getattr", per, [34.0, 40.1])
+    doc = {"configs": {"stock.ioa1": {"sweeps": {"getattr_stat": sm}}}}
+    line = ut.sweep_sentence(doc)
+    assert "of 2 kept boots, 1 put it at a slow position and 1 timed `getattr`" in line
+    assert "1 of them both" in line and "distance to the inode" in line
+    assert "getattr_stat" in ut.sweep_table(doc)
