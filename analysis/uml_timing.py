@@ -351,7 +351,7 @@ def sweep_cycles(s, q, cpt):
     call's best), the positions kept."""
     def cyc(v):
         return round((v - q["noop"]["min"]) / 1000 * cpt, 1)
-    return {"natural": s["natural"], "inode": s["inode"], "frame": s["frame"],
+    return {"step": s["step"], "natural": s["natural"], "inode": s["inode"], "frame": s["frame"],
             "at_natural": cyc(s["at_natural"]), "min": cyc(s["min"]), "p50": cyc(s["p50"]),
             "max": cyc(s["max"]), "slowest": s["slowest"], "slow": s["slow"],
             "natural_slow": s["natural"] in s["slow_at"], "slow_at": s["slow_at"]}
@@ -386,7 +386,7 @@ def sweep_summary(case, per, timed_per):
             "min": min(s["min"] for s in per), "max": max(s["max"] for s in per),
             "p50": statistics.median(s["p50"] for s in per),
             "slow_positions": statistics.median(s["slow"] for s in per),
-            "positions": 4096 // 8,
+            "step": per[0]["step"], "positions": 4096 // per[0]["step"],
             "natural_slow_boots": [r["boot"] for r in rows if r["natural_slow"]],
             "timed_outlier_boots": [r["boot"] for r in rows if r["timed_outlier"]],
             "anchor_similarity": anchors}
@@ -834,7 +834,7 @@ def sweep_sentence(doc):
         lo = min(p["min"] for p in per.values())
         hi = max(p["max"] for p in per.values())
         slow = statistics.median(p["slow_positions"] for p in per.values())
-        pos = next(iter(per.values()))["positions"]
+        pos, step = (next(iter(per.values()))[k] for k in ("positions", "step"))
         nat = sum(len(p["natural_slow_boots"]) for p in per.values())
         out = sum(len(p["timed_outlier_boots"]) for p in per.values())
         both = sum(len(set(p["natural_slow_boots"]) & set(p["timed_outlier_boots"])) for p in per.values())
@@ -854,7 +854,7 @@ def sweep_sentence(doc):
                      f"(similarity {sim[best]:.2f}; "
                      + ", ".join(f"{a} {v:.2f}" for a, v in sim.items() if a != best) + ").")
         text.append(
-            f"{base}: moving {SWEEP_WHAT.get(s, s)} through the {pos} 8-byte positions of a page: `{case}` "
+            f"{base}: moving {SWEEP_WHAT.get(s, s)} through the {pos} {step}-byte positions of a page: `{case}` "
             f"{lo:,.1f}–{hi:,.1f} cycles, over {SWEEP_SLOW:.0%} above the page's best at a median "
             f"{slow:g} positions; of {boots} kept boots, {nat} put it at a slow position and {out} "
             f"timed `{case}` over {SPREAD_LIMIT:.0%} above its median, {both} of them both; " + where)
@@ -867,7 +867,8 @@ def sweep_table(doc):
     """The tables file's: each sweep, kernel and setting."""
     out = []
     for s, case, per in sweep_rows(doc):
-        out += [f"Sweep {s}: {SWEEP_WHAT.get(s, s)} through every 8-byte position of a page, "
+        step = next(iter(per.values()))["step"]
+        out += [f"Sweep {s}: {SWEEP_WHAT.get(s, s)} through every {step}-byte position of a page, "
                 f"`{case}` timed at each (the best of 7 batches of 128, cycles a call); the boots "
                 "by number (order.txt); similarity: the mean Jaccard similarity of the boots' slow "
                 "positions, each boot's shifted by the page offset of that object.", "",

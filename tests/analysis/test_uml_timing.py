@@ -191,7 +191,7 @@ def test_slow_positions_that_move_with_the_inode_name_it_and_predict_the_outlier
     per = []
     for b, (inode, natural) in enumerate(((512, 0), (1024, 8), (2048, 2112)), 1):
         band = [(inode + 64 + 8 * i) % 4096 for i in range(4)]
-        per.append({"boot": b, "natural": natural, "inode": inode, "frame": 3000 + 8 * b,
+        per.append({"boot": b, "step": 8, "natural": natural, "inode": inode, "frame": 3000 + 8 * b,
                     "at_natural": 40.0 if natural in band else 34.0, "min": 34.0, "p50": 34.0,
                     "max": 40.0, "slowest": band[0], "slow": 4,
                     "natural_slow": natural in band, "slow_at": band})
@@ -202,10 +202,10 @@ def test_slow_positions_that_move_with_the_inode_name_it_and_predict_the_outlier
 
 
 def test_the_report_line_counts_the_boots_and_names_the_anchor():
-    per = [{"boot": 1, "natural": 0, "inode": 0, "frame": 0, "at_natural": 34.0, "min": 34.0,
+    per = [{"boot": 1, "step": 8, "natural": 0, "inode": 0, "frame": 0, "at_natural": 34.0, "min": 34.0,
             "p50": 34.0, "max": 40.0, "slowest": 64, "slow": 1, "natural_slow": False,
             "slow_at": [64]},
-           {"boot": 2, "natural": 128, "inode": 64, "frame": 8, "at_natural": 40.0, "min": 34.0,
+           {"boot": 2, "step": 8, "natural": 128, "inode": 64, "frame": 8, "at_natural": 40.0, "min": 34.0,
             "p50": 34.0, "max": 40.0, "slowest": 128, "slow": 1, "natural_slow": True,
             "slow_at": [128]}]
     sm = ut.sweep_summary("getattr", per, [34.0, 40.1])
