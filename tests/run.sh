@@ -129,9 +129,12 @@ kunit() {
 # whole series suite runs, through tests/guest/run.sh, which mounts the
 # NFS file systems its fixtures need: 6.1's kselftest harness runs a
 # test's body even when its fixture's setup skipped.
+overlay_kernel() {
+	check "kernel overlay builds (the whole series with overlayfs)" vm/kbuild.sh overlay
+}
 overlay() {
 	step overlay
-	check "kernel overlay builds (the whole series with overlayfs)" vm/kbuild.sh overlay
+	[ "$PREBUILT" = 1 ] || overlay_kernel
 	vm "overlay: both result events of a statx() of a lower-layer file carry the (dev, ino) stat() reports" \
 		overlay overlay tests/guest/run.sh
 	check "overlay: the test ran on the overlay, not skipped" \
@@ -140,9 +143,12 @@ overlay() {
 
 # The guest's OpenAFS cell (vm/afs-lib.sh) on the afs variant, whose
 # tree starts as a copy of the built base tree (vm/kbuild.sh).
+afs_kernel() {
+	check "kernel afs builds (the whole series with kafs, RxRPC and veth)" vm/kbuild.sh afs
+}
 afs() {
 	step afs
-	check "kernel afs builds (the whole series with kafs, RxRPC and veth)" vm/kbuild.sh afs
+	[ "$PREBUILT" = 1 ] || afs_kernel
 	vm "afs: kafs mounts the guest's OpenAFS cell; the conformance suite passes on it, each skip with its reason" \
 		conformance-afs afs "tests/guest/conformance.sh 2000"
 	check "afs: the suite's AFS tests ran on the cell" \
@@ -210,7 +216,65 @@ for s in "${steps[@]}"; do
 	*) echo "run.sh: no step '$s' (steps: ${ALL[*]})" >&2; exit 2 ;;
 	esac
 done
-for s in "${steps[@]}"; do "$s"; done
+# Two lanes: the steps below boot one guest at a time, in check mode,
+# and leave the second core idle, so names (the debug kernel's stress
+# run, the longest) runs beside afs, overlay and traces.  No build runs
+# beside a guest: afs's and overlay's kernels are built first, alone.
+# Each lane's lines are printed, and counted, when both are done.
+LANE_A=(names)
+LANE_B=(afs overlay traces)
+PREBUILT=0
+selected() { # selected STEP...: those of them that were asked for, in order
+	local s
+	for s in "$@"; do
+		case " ${steps[*]} " in *" $s "*) echo "$s" ;; esac
+	done
+}
+replay() { # replay FILE: its lines, counted as this shell's checks
+	local line
+	while IFS= read -r line; do
+		echo "$line"
+		case $line in
+		"ok - "*) passed=$((passed + 1)) ;;
+		"not ok - "*) failed=$((failed + 1)); failures+=("${line#not ok - }") ;;
+		esac
+	done <"$1"
+}
+lanes() {
+	local a b pa pb
+	mapfile -t a < <(selected "${LANE_A[@]}")
+	mapfile -t b < <(selected "${LANE_B[@]}")
+	echo "# lanes: ${a[*]} | ${b[*]} ($(($(date +%s) - T0)) s)"
+	case " ${b[*]} " in *" afs "*) afs_kernel ;; esac
+	case " ${b[*]} " in *" overlay "*) overlay_kernel ;; esac
+	PREBUILT=1
+	(for s in "${a[@]}"; do "$s"; done) >"$LOG/lane-a.out" 2>&1 &
+	pa=$!
+	(for s in "${b[@]}"; do "$s"; done) >"$LOG/lane-b.out" 2>&1 &
+	pb=$!
+	wait "$pa" || true
+	wait "$pb" || true
+	replay "$LOG/lane-a.out"
+	replay "$LOG/lane-b.out"
+	PREBUILT=0
+}
+laned=0
+if [ -n "$(selected "${LANE_A[@]}")" ] && [ -n "$(selected "${LANE_B[@]}")" ]; then
+	laned=1
+fi
+for s in "${steps[@]}"; do
+	case " ${LANE_A[*]} ${LANE_B[*]} " in
+	*" $s "*)
+		if [ "$laned" = 1 ]; then
+			laned=2
+			lanes
+			continue
+		fi
+		[ "$laned" = 2 ] && continue
+		;;
+	esac
+	"$s"
+done
 
 echo "# took $(($(date +%s) - T0)) s"
 for f in "${failures[@]}"; do echo "# FAILED: $f"; done
