@@ -241,7 +241,7 @@ replay() { # replay FILE: its lines, counted as this shell's checks
 	done <"$1"
 }
 lanes() {
-	local a b pa pb
+	local a b pa pb ra rb
 	mapfile -t a < <(selected "${LANE_A[@]}")
 	mapfile -t b < <(selected "${LANE_B[@]}")
 	echo "# lanes: ${a[*]} | ${b[*]} ($(($(date +%s) - T0)) s)"
@@ -252,10 +252,14 @@ lanes() {
 	pa=$!
 	(for s in "${b[@]}"; do "$s"; done) >"$LOG/lane-b.out" 2>&1 &
 	pb=$!
-	wait "$pa" || true
-	wait "$pb" || true
+	ra=0 rb=0
+	wait "$pa" || ra=$?
+	wait "$pb" || rb=$?
 	replay "$LOG/lane-a.out"
 	replay "$LOG/lane-b.out"
+	# A lane that died part way would lose its later checks unseen.
+	[ "$ra" = 0 ] || not_ok "lane ${a[*]} ended with status $ra, its later checks unrun"
+	[ "$rb" = 0 ] || not_ok "lane ${b[*]} ended with status $rb, its later checks unrun"
 	PREBUILT=0
 }
 laned=0
