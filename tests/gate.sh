@@ -10,16 +10,30 @@
 #     name does not.
 # One gate run boots the three kernels (each with and without
 # init_on_alloc=0); both gates judge it (compare.sh -r).
+# Usage: tests/gate.sh [OUT [RUN]]; RUN: judge a gate run already made
+# (OUT/run of an earlier call) instead of booting.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/results/test/gate}
-rm -rf "$OUT"
-mkdir -p "$OUT"
-"$ROOT/vm/kbuild.sh" slow
-"$ROOT/bench/run.sh" -q 0 -t 0 -g 1 -o "$OUT/run" stock patched slow >"$OUT/run.log" 2>&1 ||
-	{ tail -30 "$OUT/run.log"; echo "the gate's run failed (log: $OUT/run.log)"; exit 1; }
+RUN=${2:-}
+if [ -n "$RUN" ]; then
+	RUN=$(cd "$RUN" && pwd)
+	[ -f "$RUN/results.json" ] || { echo "gate: $RUN/results.json: no such run"; exit 2; }
+	case $RUN/ in "$(mkdir -p "$OUT" && cd "$OUT" && pwd)"/*)
+		echo "gate: RUN must lie outside OUT (OUT is emptied)"; exit 2 ;;
+	esac
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+else
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	RUN=$OUT/run
+	"$ROOT/vm/kbuild.sh" slow
+	"$ROOT/bench/run.sh" -q 0 -t 0 -g 1 -o "$RUN" stock patched slow >"$OUT/run.log" 2>&1 ||
+		{ tail -30 "$OUT/run.log"; echo "the gate's run failed (log: $OUT/run.log)"; exit 1; }
+fi
 rc=0
-"$ROOT/bench/compare.sh" -r "$OUT/run" -b stock -n patched -o "$OUT/stock-patched" || rc=$?
+"$ROOT/bench/compare.sh" -r "$RUN" -b stock -n patched -o "$OUT/stock-patched" || rc=$?
 echo "stock -> patched: gate exit $rc (want 0)"
 [ "$rc" = 0 ]
 T=$OUT/stock-patched/compare.txt
@@ -27,7 +41,7 @@ grep -q ' improved$' "$T" || { echo "no case improved"; exit 1; }
 grep -Eq '^default +ext4 +stat\.name160 .* accepted: patch 4' "$T" ||
 	{ echo "the 160-byte name is not listed as an accepted regression"; exit 1; }
 rc=0
-"$ROOT/bench/compare.sh" -r "$OUT/run" -b patched -n slow -o "$OUT/patched-slow" || rc=$?
+"$ROOT/bench/compare.sh" -r "$RUN" -b patched -n slow -o "$OUT/patched-slow" || rc=$?
 echo "patched -> slow: gate exit $rc (want 1)"
 [ "$rc" = 1 ]
 # Every regression is a statx case (a writer's statx included: slow's
