@@ -84,24 +84,21 @@ done >"$OUT/order.txt"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$OUT/host.txt"
 
-linux_of() { echo "$("$ROOT/vm/uml.sh" --dir "$1")/linux"; }
-uml_args() { echo "mem=256M console=tty kunit_shutdown=halt kunit.filter_glob=statx_timing init_on_alloc=$1"; }
 
 t0=$(date +%s)
 while read -r n c; do
 	v=${c%.ioa*} ioa=${c##*.ioa}
-	# shellcheck disable=SC2046 # the kernel's arguments, split on purpose
-	timeout 300 taskset -c 0 "$(linux_of "$v")" $(uml_args "$ioa") \
-		</dev/null >"$OUT/boots/$n.$c.log" 2>&1 ||
+	mapfile -t cmd < <("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
+	timeout 300 taskset -c 0 "${cmd[@]}" </dev/null >"$OUT/boots/$n.$c.log" 2>&1 ||
 		echo "uml-timing: boot $n ($c) exited with $? (the analysis reads its log)"
 done <"$OUT/order.txt"
 echo "uml-timing: $(wc -l <"$OUT/order.txt") timed boots in $(($(date +%s) - t0)) s"
 
 for c in "${CONFIGS[@]}"; do
 	v=${c%.ioa*} ioa=${c##*.ioa}
-	# shellcheck disable=SC2046
+	mapfile -t cmd < <("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
 	STATX_COUNT_OUT=$OUT/counts/$c.txt timeout 900 taskset -c 0 gdb -q -batch \
-		-x "$ROOT/bench/uml_count.py" --args "$(linux_of "$v")" $(uml_args "$ioa") \
+		-x "$ROOT/bench/uml_count.py" --args "${cmd[@]}" \
 		</dev/null >"$OUT/counts/$c.gdb.log" 2>&1 ||
 		die "counting $c's instructions under gdb failed: $OUT/counts/$c.gdb.log"
 done

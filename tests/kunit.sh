@@ -35,8 +35,8 @@ for v in "$@"; do
 	done
 	echo "kunit: $v: $(wc -w <<<"$want") cases of $(basename "$patch"), each passed"
 	log=$(mktemp)
-	timeout 300 "$(vm/uml.sh --dir "$v")/linux" mem=256M console=tty kunit_shutdown=halt \
-		kunit.filter_glob=statx_timing </dev/null >"$log" 2>&1 || true
+	mapfile -t cmd < <(vm/uml.sh --timing-cmd "$v")
+	timeout 300 "${cmd[@]}" </dev/null >"$log" 2>&1 || true
 	if ! /usr/bin/python3 analysis/uml_timing.py --check-boot "$log"; then
 		tail -n 20 "$log"
 		echo "kunit: $v: the statx_timing suite failed, did not run, or printed a line that does not parse"

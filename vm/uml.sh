@@ -9,6 +9,14 @@
 #                                        parse of their KTAP; fails unless
 #                                        every test ran and passed
 #        vm/uml.sh --dir VARIANT         print where the UML kernel lives
+#        vm/uml.sh --timing-cmd VARIANT [ARG...]
+#                                        print, a word a line, the command
+#                                        that boots the built UML kernel to
+#                                        run the statx_timing suite alone
+#                                        and halt, ARG added: its one
+#                                        command line, for tests/kunit.sh
+#                                        and bench/uml-timing.sh (run
+#                                        as is, or under gdb)
 #
 # VARIANT is one of vm/variants/*.conf: its base's source and its series
 # (the x86 config fragments do not apply here); then, when there is one,
@@ -39,11 +47,12 @@ die() { printf '[uml %s] error: %s\n' "${VARIANT:-?}" "$*" >&2; exit 1; }
 
 mode=${1:-}
 case $mode in
-build | kunit | --dir) shift ;;
-*) echo "usage: vm/uml.sh build|kunit|--dir VARIANT [GLOB]" >&2; exit 2 ;;
+build | kunit | --dir | --timing-cmd) shift ;;
+*) echo "usage: vm/uml.sh build|kunit|--dir|--timing-cmd VARIANT [GLOB|ARG...]" >&2; exit 2 ;;
 esac
-VARIANT=${1:?usage: vm/uml.sh build|kunit|--dir VARIANT [GLOB]}
-GLOB=${2:-*}
+VARIANT=${1:?usage: vm/uml.sh build|kunit|--dir|--timing-cmd VARIANT [GLOB|ARG...]}
+shift
+GLOB=${1:-*}
 VCONF=$ROOT/vm/variants/$VARIANT.conf
 [ -f "$VCONF" ] || die "no variant '$VARIANT' (have: $(cd "$ROOT/vm/variants" && echo *.conf | sed 's/\.conf//g'))"
 BASE=6.1 SERIES='' SERIES_UPTO='' EXTRA_PATCHES=''
@@ -66,6 +75,12 @@ OUT=$UML/$VARIANT
 KUNITCONFIG=$ROOT/vm/config/uml.kunitconfig
 if [ "$mode" = --dir ]; then
 	echo "$OUT"
+	exit 0
+fi
+if [ "$mode" = --timing-cmd ]; then
+	[ -x "$OUT/linux" ] || die "no UML kernel in $OUT: run 'vm/uml.sh build $VARIANT'"
+	printf '%s\n' "$OUT/linux" mem=256M console=tty kunit_shutdown=halt \
+		kunit.filter_glob=statx_timing "$@"
 	exit 0
 fi
 
