@@ -190,11 +190,6 @@ bench() {
 		tests/scale-quick.sh "$LOG/scale"
 }
 
-# The slow kernel (tests/regress) comes from the built base tree, as the
-# series' own; tests/gate.sh builds it when it is not built yet.
-slow_kernel() {
-	check "kernel slow builds (the series and tests/regress' two slowing patches)" vm/kbuild.sh slow
-}
 gate() {
 	step gate
 	check "gate: make compare passes stock->patched and catches a slowed cp_statx()" \
@@ -221,18 +216,13 @@ for s in "${steps[@]}"; do
 	*) echo "run.sh: no step '$s' (steps: ${ALL[*]})" >&2; exit 2 ;;
 	esac
 done
-# Two lanes: each step below boots one guest at a time (QEMU's TCG runs
-# a vCPU on one host thread) or runs pytest, and leaves the second core
-# idle, so they run as two lanes of about equal length (the cold run of
-# 2026-12-07: names 390 s, traces 131, gate 346 once its kernel is
-# built, analysis 212 | soak 216, afs 390, overlay 37, bench 348).
-# Nothing in them depends on the other lane, and no check holds a
-# timing threshold: cost mode counts instructions, check mode's timeouts
-# are minutes.  No build runs beside a guest: afs's, overlay's and
-# slow's kernels are built first, alone.  Each lane's lines are printed,
-# and counted, when both are done.
-LANE_A=(names traces gate analysis)
-LANE_B=(soak afs overlay bench)
+# Two lanes: the steps below boot one guest at a time, in check mode,
+# and leave the second core idle, so names (the debug kernel's stress
+# run, the longest) runs beside afs, overlay and traces.  No build runs
+# beside a guest: afs's and overlay's kernels are built first, alone.
+# Each lane's lines are printed, and counted, when both are done.
+LANE_A=(names)
+LANE_B=(afs overlay traces)
 PREBUILT=0
 selected() { # selected STEP...: those of them that were asked for, in order
 	local s
@@ -257,7 +247,6 @@ lanes() {
 	echo "# lanes: ${a[*]} | ${b[*]} ($(($(date +%s) - T0)) s)"
 	case " ${b[*]} " in *" afs "*) afs_kernel ;; esac
 	case " ${b[*]} " in *" overlay "*) overlay_kernel ;; esac
-	case " ${a[*]} " in *" gate "*) slow_kernel ;; esac
 	PREBUILT=1
 	(for s in "${a[@]}"; do "$s"; done) >"$LOG/lane-a.out" 2>&1 &
 	pa=$!
