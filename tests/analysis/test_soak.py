@@ -208,9 +208,12 @@ def test_hangwatch_passes_tap_through_and_prints_the_stacks_of_a_timeout(hangwat
     fake = tmp_path / "fake.sh"
     fake.write_text(
         "echo 'TAP version 13'\n"
-        # the child is running before the test's start is printed, so the
-        # snapshot finds it however late the host starts it
-        "sleep 2 &\n"
+        # the child has become sleep (exec'd, not a forked bash still)
+        # before the test's start is printed, so the snapshot finds it
+        # however late a loaded host runs it (a run beside two guests,
+        # 2026-12-07, found the fork still named bash)
+        "sleep 3 &\n"
+        "until [ \"$(cat /proc/$!/comm 2>/dev/null)\" = sleep ]; do :; done\n"
         "echo '#  RUN           conf.x.slow ...'\n"
         "wait\n"
         "echo '# slow: Test terminated by timeout'\n"
