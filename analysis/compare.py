@@ -77,21 +77,26 @@ EXACT = 0.5
 DIRTY = 0.10
 
 
-def spreads(drift_dir=DRIFT):
-    """{(label, case): the largest move of the case's median between two
-    runs of the same kernel and command line}, from drift.py's tables."""
-    out = {}
+def drift_pairs(drift_dir=DRIFT):
+    """(label, case, reference median, this run's median): every row of
+    drift.py's tables, two runs of the same kernel and command line."""
     for p in sorted(pathlib.Path(drift_dir).glob("*.tsv")):
         for line in p.read_text().splitlines()[1:]:
             f = line.split("\t")
             if len(f) < 5:
                 continue
             try:
-                d = abs(float(f[4]) - float(f[3]))
+                yield f[1], f[2], float(f[3]), float(f[4])
             except ValueError:
                 continue
-            key = (f[1], f[2])
-            out[key] = max(out.get(key, 0.0), d)
+
+
+def spreads(drift_dir=DRIFT):
+    """{(label, case): the largest move of the case's median between two
+    runs of the same kernel and command line}, from drift.py's tables."""
+    out = {}
+    for label, name, a, b in drift_pairs(drift_dir):
+        out[(label, name)] = max(out.get((label, name), 0.0), abs(b - a))
     return out
 
 
@@ -111,10 +116,11 @@ def median_se(case):
 
     Why not the interquartile range (used until 2026-12-07): cost mode's
     noise only adds (a timer tick or a writeback landing in a batch), and
-    a quick run keeps nine samples.  In a CI run three of patched's nine
-    statx() samples on tmpfs held such an interrupt: the quartile took it
-    (123 instructions) while the median sat on the exact path count, and
-    the slow kernel's +75 went unjudged.  The MAD ignores up to half the
+    a quick run keeps nine samples.  In a CI run (2026-12-07) patched's
+    statx() on tmpfs had an interquartile range of 123 instructions with
+    its median on the exact path count (elsewhere its samples agree to
+    the instruction): most likely such an interrupt in three of nine
+    samples; the slow kernel's +75 went unjudged.  The MAD ignores up to half the
     samples so moved.  open() by path takes a few values some 100
     instructions apart, and which its median lands on changes from boot
     to boot (CI, 2026-12-06: patched 6,795.6, slow 6,894.1; 2026-12-07:
@@ -137,18 +143,9 @@ def moves(drift_dir=DRIFT):
     between two runs of the same kernel and command line}, drift.py's
     tables."""
     out = {}
-    for p in sorted(pathlib.Path(drift_dir).glob("*.tsv")):
-        for line in p.read_text().splitlines()[1:]:
-            f = line.split("\t")
-            if len(f) < 5:
-                continue
-            try:
-                a, b = float(f[3]), float(f[4])
-            except ValueError:
-                continue
-            if a > 0:
-                key = (f[1], f[2])
-                out[key] = max(out.get(key, 0.0), 100.0 * abs(b - a) / a)
+    for label, name, a, b in drift_pairs(drift_dir):
+        if a > 0:
+            out[(label, name)] = max(out.get((label, name), 0.0), 100.0 * abs(b - a) / a)
     return out
 
 
