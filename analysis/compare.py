@@ -120,8 +120,8 @@ def median_se(case):
     statx() on tmpfs had an interquartile range of 123 instructions with
     its median on the exact path count (elsewhere its samples agree to
     the instruction): most likely such an interrupt in three of nine
-    samples; the slow kernel's +75 went unjudged.  The MAD ignores up to half the
-    samples so moved.  open() by path takes a few values some 100
+    samples; the slow kernel's +75 went unjudged.  The MAD ignores up to
+    half the samples so moved.  open() by path takes a few values some 100
     instructions apart, and which its median lands on changes from boot
     to boot (CI, 2026-12-06: patched 6,795.6, slow 6,894.1; 2026-12-07:
     ext4 +99); with nine samples its MAD (about 50) makes this bound
@@ -158,9 +158,10 @@ def mount_moves(doc, base, move):
     instructions in cp_statx(): every nfs3.actimeo0.netem200 case moved
     +0.6 to +0.8% in one and -0.6 to -0.7% in the other, while that
     mount's cases had moved up to 2.3% between full runs of one kernel,
-    and a stat() moved 0.4% at most; at least NFS_NET_FLOOR.  A case answered from the attribute
-    cache (no RPC) keeps its own move: its count holds to a few
-    instructions, and slow's +75 (1.2%) stands out on it."""
+    and a stat() moved 0.4% at most; at least NFS_NET_FLOOR.  A case
+    answered from the attribute cache (no RPC) keeps its own move: its
+    count holds to a few instructions, and slow's +75 (1.2%) stands out
+    on it."""
     out, net = {}, {}
     for c in doc["configs"]:
         if c["variant"] != base or not is_nfs(c["label"]):

@@ -84,11 +84,11 @@ done >"$OUT/order.txt"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$OUT/host.txt"
 
-
 t0=$(date +%s)
 while read -r n c; do
 	v=${c%.ioa*} ioa=${c##*.ioa}
-	mapfile -t cmd < <("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
+	words=$("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
+	mapfile -t cmd <<<"$words"
 	timeout 300 taskset -c 0 "${cmd[@]}" </dev/null >"$OUT/boots/$n.$c.log" 2>&1 ||
 		echo "uml-timing: boot $n ($c) exited with $? (the analysis reads its log)"
 done <"$OUT/order.txt"
@@ -96,7 +96,8 @@ echo "uml-timing: $(wc -l <"$OUT/order.txt") timed boots in $(($(date +%s) - t0)
 
 for c in "${CONFIGS[@]}"; do
 	v=${c%.ioa*} ioa=${c##*.ioa}
-	mapfile -t cmd < <("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
+	words=$("$ROOT/vm/uml.sh" --timing-cmd "$v" "init_on_alloc=$ioa")
+	mapfile -t cmd <<<"$words"
 	STATX_COUNT_OUT=$OUT/counts/$c.txt timeout 900 taskset -c 0 gdb -q -batch \
 		-x "$ROOT/bench/uml_count.py" --args "${cmd[@]}" \
 		</dev/null >"$OUT/counts/$c.gdb.log" 2>&1 ||

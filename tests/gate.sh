@@ -22,11 +22,10 @@ if [ -n "$RUN" ]; then
 	case $RUN/ in "$(mkdir -p "$OUT" && cd "$OUT" && pwd)"/*)
 		echo "gate: RUN must lie outside OUT (OUT is emptied)"; exit 2 ;;
 	esac
-	rm -rf "$OUT"
-	mkdir -p "$OUT"
-else
-	rm -rf "$OUT"
-	mkdir -p "$OUT"
+fi
+rm -rf "$OUT"
+mkdir -p "$OUT"
+if [ -z "$RUN" ]; then
 	RUN=$OUT/run
 	"$ROOT/vm/kbuild.sh" slow
 	"$ROOT/bench/run.sh" -q 0 -t 0 -g 1 -o "$RUN" stock patched slow >"$OUT/run.log" 2>&1 ||

@@ -35,7 +35,8 @@ for v in "$@"; do
 	done
 	echo "kunit: $v: $(wc -w <<<"$want") cases of $(basename "$patch"), each passed"
 	log=$(mktemp)
-	mapfile -t cmd < <(vm/uml.sh --timing-cmd "$v")
+	words=$(vm/uml.sh --timing-cmd "$v")
+	mapfile -t cmd <<<"$words"
 	timeout 300 "${cmd[@]}" </dev/null >"$log" 2>&1 || true
 	if ! /usr/bin/python3 analysis/uml_timing.py --check-boot "$log"; then
 		tail -n 20 "$log"
